@@ -1,0 +1,17 @@
+#!/bin/bash
+# Print the newest kernel version that has both /boot/vmlinuz-VER and
+# /lib/modules/VER/build (headers).  --all prints every such version.
+set -u
+vers=()
+for img in /boot/vmlinuz-*; do
+	[ -e "$img" ] || continue
+	v=${img#/boot/vmlinuz-}
+	[ -d "/lib/modules/$v/build" ] && vers+=("$v")
+done
+[ ${#vers[@]} -gt 0 ] || { echo "no kernel with headers installed" >&2; exit 1; }
+sorted=$(printf '%s\n' "${vers[@]}" | sort -V)
+if [ "${1:-}" = "--all" ]; then
+	echo "$sorted"
+else
+	echo "$sorted" | tail -n 1
+fi

@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Small library for the shell selftests that run inside the test guests.
+# Source it; it provides TAP output (kselftest conventions: exit 4 = skip),
+# waiting on conditions with a deadline, barriers with the peer host and
+# requests to the host that runs the VMs (link cut/restore).
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+__ksft_n=0
+__ksft_fail=0
+__ksft_skip=0
+
+echo "TAP version 13"
+
+# ksft_ok NAME / ksft_fail NAME [WHY] / ksft_skip NAME [WHY]
+ksft_ok() {
+	__ksft_n=$((__ksft_n + 1))
+	echo "ok $__ksft_n $1"
+}
+
+ksft_fail() {
+	__ksft_n=$((__ksft_n + 1))
+	__ksft_fail=$((__ksft_fail + 1))
+	echo "not ok $__ksft_n $1${2:+ # $2}"
+}
+
+ksft_skip() {
+	__ksft_n=$((__ksft_n + 1))
+	__ksft_skip=$((__ksft_skip + 1))
+	echo "ok $__ksft_n $1 # SKIP${2:+ $2}"
+}
+
+# check NAME CMD...: run CMD, record NAME as passed when it succeeds.
+check() {
+	local name=$1
+	shift
+	if "$@"; then
+		ksft_ok "$name"
+	else
+		ksft_fail "$name" "command failed: $*"
+	fi
+}
+
+# ksft_exit: print the plan and exit with the kselftest code.
+ksft_exit() {
+	echo "1..$__ksft_n"
+	if [ $__ksft_fail -gt 0 ]; then
+		exit $KSFT_FAIL
+	elif [ $__ksft_n -gt 0 ] && [ $__ksft_skip -eq $__ksft_n ]; then
+		exit $KSFT_SKIP
+	fi
+	exit $KSFT_PASS
+}
+
+# wait_for TIMEOUT_S CMD...: poll CMD every 100 ms until it succeeds.
+wait_for() {
+	local tmo=$1 deadline
+	shift
+	deadline=$(( $(date +%s%N) / 1000000 + tmo * 1000 ))
+	until "$@"; do
+		[ $(( $(date +%s%N) / 1000000 )) -ge $deadline ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+# barrier NAME [TIMEOUT_S]: wait for the other test hosts.
+barrier() {
+	"$RDS_TOP/tools/testing/selftests/barrier" "$RDS_TEST.$1" "${2:-60}"
+}
+
+# host_request WORDS...: ask the host running the VMs to act, wait for it.
+# Requests: "link off" / "link on" (cut / restore this guest's test NIC at
+# the QEMU level, like pulling the cable).  Returns 0 when the host did it.
+__req_n=0
+host_request() {
+	local id tmo=30 deadline
+	__req_n=$((__req_n + 1))
+	id="$RDS_TEST.$$.$__req_n"
+	echo "$*" > "$RDS_CTL/.req.$id"
+	mv "$RDS_CTL/.req.$id" "$RDS_CTL/req.$id"
+	deadline=$(( $(date +%s) + tmo ))
+	while [ ! -e "$RDS_CTL/done.$id" ]; do
+		[ "$(date +%s)" -ge $deadline ] && {
+			echo "host_request '$*': no answer in ${tmo}s" >&2
+			return 1
+		}
+		sleep 0.1
+	done
+	read -r status < "$RDS_CTL/done.$id"
+	[ "$status" = ok ] || { echo "host_request '$*': $status" >&2; return 1; }
+}
+
+# rds_loaded: our module is loaded.
+rds_loaded() {
+	[ -d /sys/module/rds ]
+}
