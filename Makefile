@@ -4,68 +4,74 @@
 #
 #   make                 build rds.ko against the newest installed kernel
 #   make KVER=6.1.0-57-amd64   ... or a given one (KDIR= overrides the tree)
-#   make sparse          build with sparse (C=2)
+#   make sparse          build with sparse (C=2), any report fails
+#   make checkpatch      the kernel's checkpatch.pl over the sources
 #   make unit            user-space unit tests under ASan/UBSan
+#   make selftests       build the guest selftests
+#   make check-vm        the VM selftests only
 #   make check           everything: unit tests, builds, sparse, VM selftests
 #   make run             the main job: two Soft-RoCE hosts, rds-stress between them
 #   make deps            install what the above need (Debian 12, as root)
+#
+# KVER defaults to the newest kernel with both an image and headers
+# installed (tools/testing/kver.sh); it is worked out when a recipe runs, so
+# that "make deps" can install the kernels first.
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
+T := $(TOP)/tools/testing
+KVER_SH = k="$(KVER)"; [ -n "$$k" ] || k=$$($(T)/kver.sh) || exit 1
 
-# Newest kernel that has both an image to boot and headers to build against.
-KVER ?= $(shell $(TOP)/tools/testing/kver.sh 2>/dev/null)
-KDIR ?= /lib/modules/$(KVER)/build
-BUILD := $(TOP)/build
-
-.PHONY: all modules clean deps sparse unit selftests check run check-vm \
-	modules-all
+.PHONY: all modules modules-all clean deps sparse checkpatch unit selftests \
+	check check-vm run
 
 all: modules
 
 deps:
-	@$(TOP)/tools/testing/deps.sh
+	@$(T)/deps.sh
 
 modules:
-	@$(TOP)/tools/testing/deps.sh --quiet
-	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
+	@$(T)/deps.sh --quiet
+	@$(KVER_SH); kdir="$(KDIR)"; kdir=$${kdir:-/lib/modules/$$k/build}; \
+	$(MAKE) -C $$kdir M=$(TOP) W=1 modules
 
-# Build against every installed kernel series (6.1 and 6.12 on Debian 12).
+# Build against every installed kernel series (6.1 and 6.12 on Debian 12),
+# each in build/mod-KVER/ (where the VM harness loads it from).
 modules-all:
-	@$(TOP)/tools/testing/deps.sh --quiet
-	@set -e; for k in $$($(TOP)/tools/testing/kver.sh --all); do \
-		echo "== building against $$k"; \
-		rm -rf $(BUILD)/mod-$$k; mkdir -p $(BUILD)/mod-$$k; \
-		cp -r Kbuild net include $(BUILD)/mod-$$k/; \
-		$(MAKE) -C /lib/modules/$$k/build M=$(BUILD)/mod-$$k W=1 modules; \
-	done
+	@$(T)/deps.sh --quiet
+	@set -e; for k in $$($(T)/kver.sh --all); do $(T)/build-module.sh $$k; done
 
+# sparse over every file (C=2), endian checks on; any report fails.
 sparse:
-	@$(TOP)/tools/testing/deps.sh --quiet
-	$(MAKE) -C $(KDIR) M=$(TOP) W=1 C=2 modules
+	@$(T)/deps.sh --quiet
+	@$(KVER_SH); BUILD_CLEAN=1 $(T)/build-module.sh $$k C=2
+
+checkpatch:
+	@$(T)/deps.sh --quiet
+	@$(T)/checkpatch.sh
 
 unit:
-	@$(TOP)/tools/testing/deps.sh --quiet
+	@$(T)/deps.sh --quiet
 	$(MAKE) -C tools/testing/unit run
 
 selftests:
-	@$(TOP)/tools/testing/deps.sh --quiet
-	$(MAKE) -C tools/testing/selftests KVER=$(KVER)
+	@$(T)/deps.sh --quiet
+	$(MAKE) -C tools/testing/selftests
 
-# VM selftests only (expects the module and selftests to be built).
 check-vm:
-	$(TOP)/tools/testing/vm/run-tests --kver $(KVER)
+	@$(T)/deps.sh --quiet
+	@$(KVER_SH); $(T)/vm/run-tests --kver $$k
 
 check:
-	@$(TOP)/tools/testing/check.sh --kver $(KVER)
+	@$(T)/deps.sh --quiet
+	@$(T)/check.sh
 
 run:
-	@$(TOP)/tools/testing/deps.sh --quiet
-	$(MAKE) modules selftests
-	$(TOP)/tools/testing/vm/run-stress --kver $(KVER)
+	@$(T)/deps.sh --quiet
+	@$(KVER_SH); $(T)/vm/run-stress --kver $$k
 
 clean:
-	-$(MAKE) -C $(KDIR) M=$(TOP) clean
+	-@$(KVER_SH); $(MAKE) -C /lib/modules/$$k/build M=$(TOP) clean
 	-$(MAKE) -C tools/testing/unit clean
 	-$(MAKE) -C tools/testing/selftests clean
-	rm -rf $(BUILD)
+	rm -rf build

@@ -46,7 +46,10 @@ HOST=$(param host)
 NHOSTS=$(param nhosts)
 TOPO=$(param topo)
 
-export RDS_TOP=$TOP RDS_BUILD=$TOP/build RDS_KO=$TOP/rds.ko
+export RDS_TOP=$TOP RDS_BUILD=$TOP/build
+# Modules built for this kernel by tools/testing/build-module.sh.
+export RDS_MODDIR=$TOP/build/mod-$(uname -r)
+export RDS_KO=$RDS_MODDIR/rds.ko
 export RDS_OUT=$OUT RDS_SHARED=/mnt/shared RDS_CTL=$OUT/ctl
 export RDS_HOST=$HOST RDS_NHOSTS=$NHOSTS RDS_TOPO=$TOPO
 export RDS_ADDR=10.0.0.$HOST

@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# build-module.sh KVER [MAKE ARGS...]
+#
+# Build rds.ko and the harness's negative-control module against kernel
+# KVER in build/mod-KVER/ (the tree's sources are mirrored there with their
+# timestamps, so rebuilds are incremental).  The VM guests load the modules
+# from there, so several kernel series can be built and tested side by side.
+# Exits non-zero on a build error or on any compiler warning.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+kver=$1
+shift
+kdir=/lib/modules/$kver/build
+[ "${BUILD_CLEAN:-0}" = 1 ] && rm -rf "$top/build/mod-$kver"
+out=$top/build/mod-$kver
+[ -d "$kdir" ] || { echo "build-module: no headers for $kver ($kdir)" >&2; exit 1; }
+
+mkdir -p "$out/negative"
+rsync_like() {
+	# cp -p keeps mtimes; make then rebuilds only what changed.
+	local from=$1 to=$2
+	mkdir -p "$to"
+	(cd "$from" && find . -type f \( -name '*.c' -o -name '*.h' \)) |
+	while read -r f; do
+		if ! cmp -s "$from/$f" "$to/$f"; then
+			mkdir -p "$to/$(dirname "$f")"
+			cp -p "$from/$f" "$to/$f"
+		fi
+	done
+	# Sources removed from the tree disappear from the mirror too.
+	(cd "$to" && find . -type f \( -name '*.c' -o -name '*.h' \)) |
+	while read -r f; do
+		[ -e "$from/$f" ] || rm -f "$to/$f"
+	done
+}
+rsync_like "$top/net" "$out/net"
+rsync_like "$top/include" "$out/include"
+cmp -s "$top/Kbuild" "$out/Kbuild" || cp -p "$top/Kbuild" "$out/Kbuild"
+rsync_like "$top/tools/testing/vm/negative" "$out/negative"
+cmp -s "$top/tools/testing/vm/negative/Kbuild" "$out/negative/Kbuild" ||
+	cp -p "$top/tools/testing/vm/negative/Kbuild" "$out/negative/Kbuild"
+
+log=$out/build.log
+: > "$log"
+status=0
+make -C "$kdir" M="$out" W=1 "$@" modules >> "$log" 2>&1 || status=$?
+if [ $status = 0 ]; then
+	make -C "$kdir" M="$out/negative" modules >> "$log" 2>&1 || status=$?
+fi
+if [ $status != 0 ] || grep -q 'warning:' "$log"; then
+	grep -E 'warning:|error:' "$log" | head -40 >&2
+	[ $status != 0 ] || echo "build-module: warnings building against $kver" >&2
+	exit 1
+fi
+echo "build-module: $out/rds.ko ($kver)"
