@@ -76,6 +76,7 @@ barrier() {
 # host_request WORDS...: ask the host running the VMs to act, wait for it.
 # Requests: "link off" / "link on" (cut / restore this guest's test NIC at
 # the QEMU level, like pulling the cable).  Returns 0 when the host did it.
+# For "reboot" use host_reboot.
 __req_n=0
 host_request() {
 	local id tmo=30 deadline
@@ -93,6 +94,15 @@ host_request() {
 	done
 	read -r status < "$RDS_CTL/done.$id"
 	[ "$status" = ok ] || { echo "host_request '$*': $status" >&2; return 1; }
+}
+
+# host_reboot: ask the host to power-cycle this guest (not host 1 of the
+# two-host topology).  Does not return: the guest boots again, sets up its
+# network and rxe, and runs the calling test again with RDS_REBOOTED=1.
+host_reboot() {
+	host_request reboot
+	echo "host_reboot: the host did not power-cycle this guest" >&2
+	exit 1
 }
 
 # rds_loaded: our module is loaded.

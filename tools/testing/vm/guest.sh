@@ -67,6 +67,13 @@ finish() {
 	sleep 10
 }
 
+# A guest power-cycled on request (see run-tests) resumes its plan at the
+# test that asked, which runs again with RDS_REBOOTED=1.
+resume=0
+if [ -s "$OUT/progress" ]; then
+	read -r what ridx _ < <(tail -n 1 "$OUT/progress")
+	[ "$what" = rebooting ] && resume=$ridx
+fi
 say "boot $(uname -r) host=$HOST topo=$TOPO"
 hostname "rds$HOST"
 echo 1 > /proc/sys/kernel/sysrq
@@ -156,6 +163,12 @@ idx=0
 while read -r name tmo flags; do
 	case "$name" in ''|'#'*) continue ;; esac
 	idx=$((idx + 1))
+	[ "$idx" -lt "$resume" ] && continue
+	if [ "$idx" = "$resume" ]; then
+		export RDS_REBOOTED=1
+	else
+		unset RDS_REBOOTED
+	fi
 	run_one "$idx" "$name" "${tmo:-60}" "$flags"
 done < "$OUT/plan"
 
