@@ -8,7 +8,7 @@ set -eu
 
 PKGS=(
 	build-essential make gcc sparse python3 xz-utils cpio kmod iproute2
-	iputils-ping
+	iputils-ping perl
 	qemu-system-x86 busybox-static
 	linux-image-amd64 linux-headers-amd64
 	linux-image-6.12-amd64 linux-headers-6.12-amd64

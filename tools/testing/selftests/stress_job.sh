@@ -8,8 +8,8 @@
 stress=$RDS_BUILD/rds-stress/rds-stress
 if [ ! -x "$stress" ]; then
 	echo "# tools/rds-stress is not written yet (issue 6): this job will run"
-	echo "#   host 1: rds-stress -r $RDS_ADDR -p 4000"
-	echo "#   host 2: rds-stress -r $RDS_ADDR -s 10.0.0.1 -p 4000 -t 4 -d 8 -v -T 30"
+	echo "#   host 1: rds-stress -r 10.0.0.1 -p 4000"
+	echo "#   host 2: rds-stress -r 10.0.0.2 -s 10.0.0.1 -p 4000 -t 4 -d 8 -v -T 30"
 	echo "# and print its per-second line.  The two hosts are up, the module"
 	echo "# is loaded on both and rxe0 is ACTIVE (see the tests before this one)."
 	ksft_skip "rds-stress between the hosts" "tool not built yet"
