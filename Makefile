@@ -11,6 +11,7 @@
 #   make check-vm        the VM selftests only
 #   make check           everything: unit tests, builds, sparse, VM selftests
 #   make run             the main job: two Soft-RoCE hosts, rds-stress between them
+#   make bench           raw verbs vs the kernel's RDS vs ours, same link, one run
 #   make deps            install what the above need (Debian 12, as root)
 #
 # KVER defaults to the newest kernel with both an image and headers
@@ -23,7 +24,7 @@ T := $(TOP)/tools/testing
 KVER_SH = k="$(KVER)"; [ -n "$$k" ] || k=$$($(T)/kver.sh) || exit 1
 
 .PHONY: all modules modules-all clean deps sparse checkpatch unit selftests \
-	check check-vm run
+	check check-vm run bench
 
 all: modules
 
@@ -69,6 +70,11 @@ check:
 run:
 	@$(T)/deps.sh --quiet
 	@$(KVER_SH); $(T)/vm/run-stress --kver $$k
+
+# Benchmarks: raw verbs vs mainline RDS vs ours on one link, one run.
+bench:
+	@$(T)/deps.sh --quiet
+	@$(KVER_SH); $(T)/vm/run-bench --kver $$k
 
 clean:
 	-@$(KVER_SH); $(MAKE) -C /lib/modules/$$k/build M=$(TOP) clean

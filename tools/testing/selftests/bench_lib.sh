@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for the benchmark scripts (bench_*.sh), sourced after lib.sh.
+# Results are printed as "BENCH <name> <value> <unit>" lines, which
+# tools/testing/vm/run-bench collects into one table.
+
+bench() {	# bench NAME VALUE UNIT
+	echo "BENCH $1 $2 $3"
+}
+
+# Run CMD up to ATTEMPTS times, both hosts starting each attempt together
+# (rdma_cm setup over rxe is sometimes refused at the first try).  Host 1
+# runs SERVER_CMD (if not empty), host 2 runs CLIENT_CMD; the client's
+# output is left in /tmp/bench.out.  Returns 0 when an attempt's client
+# succeeded.
+bench_pair() {	# bench_pair TAG ATTEMPTS "SERVER_CMD" "CLIENT_CMD"
+	local tag=$1 attempts=$2 srv=$3 cli=$4 a rc pid
+	for ((a = 1; a <= attempts; a++)); do
+		rm -f "$RDS_SHARED/$RDS_TEST.$tag.$a.ok"
+		if [ "$RDS_HOST" = 1 ]; then
+			pid=
+			if [ -n "$srv" ]; then
+				timeout 120 bash -c "$srv" > /tmp/bench.srv 2>&1 &
+				pid=$!
+				sleep 1
+			fi
+			barrier "$tag.go.$a" 60 || return 1
+			barrier "$tag.end.$a" 150 || return 1
+			if [ -n "$pid" ]; then
+				kill "$pid" 2>/dev/null
+				wait "$pid" 2>/dev/null
+			fi
+		else
+			barrier "$tag.go.$a" 60 || return 1
+			timeout 110 bash -c "$cli" > /tmp/bench.out 2>&1
+			rc=$?
+			cat /tmp/bench.out
+			[ $rc = 0 ] && : > "$RDS_SHARED/$RDS_TEST.$tag.$a.ok"
+			barrier "$tag.end.$a" 150 || return 1
+		fi
+		[ -e "$RDS_SHARED/$RDS_TEST.$tag.$a.ok" ] && return 0
+		echo "# $tag: attempt $a failed"
+	done
+	return 1
+}
+
+# Convert qperf's "123 MB/sec" / "1.2 GB/sec" / "456 KB/sec" to MB/s and
+# "757 us" / "1.1 ms" to microseconds.
+qperf_value() {	# qperf_value FILE bw|latency
+	awk -v k="$2" '
+	$1 == k && $2 == "=" {
+		v = $3; u = $4
+		if (k == "bw") {
+			if (u ~ /^GB/) v *= 1000; else if (u ~ /^KB/) v /= 1000;
+			else if (u ~ /^B/) v /= 1000000
+		} else {
+			if (u == "ms") v *= 1000; else if (u == "ns") v /= 1000;
+			else if (u == "sec") v *= 1000000
+		}
+		printf "%.2f\n", v; exit
+	}' "$1"
+}

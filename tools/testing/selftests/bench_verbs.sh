@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Benchmark: raw verbs between the two hosts (perftest over rdma_cm), the
+# ceiling of the link that RDS is judged against.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/bench_lib.sh"
+
+dev=$RDS_RXE
+for size in 65536 8192 1024; do
+	if bench_pair "bw$size" 5 \
+		"ib_send_bw -d $dev -R -F -s $size -D 5" \
+		"ib_send_bw -d $dev -R -F -s $size -D 5 $RDS_PEER"; then
+		if [ "$RDS_HOST" = 2 ]; then
+			v=$(awk -v s=$size '$1 == s && NF >= 4 { print $4; exit }' /tmp/bench.out)
+			bench "verbs_send_bw_$size" "$v" MB/s
+		fi
+		ksft_ok "ib_send_bw $size B"
+	else
+		ksft_fail "ib_send_bw $size B"
+	fi
+done
+if bench_pair lat 5 \
+	"ib_send_lat -d $dev -R -F -s 1 -n 500" \
+	"ib_send_lat -d $dev -R -F -s 1 -n 500 $RDS_PEER"; then
+	if [ "$RDS_HOST" = 2 ]; then
+		# t_typical is one-way latency (half the round trip).
+		v=$(awk '$1 == 1 && NF >= 5 { print $5; exit }' /tmp/bench.out)
+		bench verbs_send_lat_1 "$v" us
+	fi
+	ksft_ok "ib_send_lat 1 B"
+else
+	ksft_fail "ib_send_lat 1 B"
+fi
+ksft_exit
