@@ -14,17 +14,62 @@ static int __init rds_module_init(void)
 {
 	int ret;
 
-	ret = rds_af_init();
+	ret = rds_info_init();
 	if (ret)
 		return ret;
+	ret = rds_stats_init();
+	if (ret)
+		goto err_stats;
+	ret = rds_sysctl_init();
+	if (ret)
+		goto err_sysctl;
+	ret = rds_bind_init();
+	if (ret)
+		goto err_bind;
+	ret = rds_cong_init();
+	if (ret)
+		goto err_cong;
+	ret = rds_conn_init();
+	if (ret)
+		goto err_conn;
+	ret = rds_loop_init();
+	if (ret)
+		goto err_loop;
+	ret = rds_af_init();
+	if (ret)
+		goto err_af;
 
 	pr_info("AF_RDS registered\n");
 	return 0;
+
+err_af:
+	rds_loop_exit();
+err_loop:
+	rds_conn_exit();
+err_conn:
+	rds_cong_exit();
+err_cong:
+	rds_bind_exit();
+err_bind:
+	rds_sysctl_exit();
+err_sysctl:
+	rds_stats_exit();
+err_stats:
+	rds_info_exit();
+	return ret;
 }
 
 static void __exit rds_module_exit(void)
 {
 	rds_af_exit();
+	rds_loop_exit();
+	rds_conn_exit();
+	rds_cong_exit();
+	rds_bind_exit();
+	rds_sysctl_exit();
+	rds_stats_exit();
+	rds_info_exit();
+	rds_message_exit();
 	pr_info("AF_RDS unregistered\n");
 }
 

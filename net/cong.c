@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Congestion maps: one bitmap of ports per (netns, address), a set bit
+ * meaning "the socket bound to this port has more than rcvbuf queued".
+ * Senders check the destination's map before queueing.  The map of a
+ * local address is updated directly by the receive path; maps of remote
+ * addresses will be fed by the IB transport's map exchange.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitops.h>
+#include <linux/hashtable.h>
+#include <linux/jhash.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
+
+#include "rds.h"
+
+#define RDS_CONG_HASH_BITS	6
+
+struct rds_cong_map {
+	struct hlist_node	m_node;		/* rds_cong_hash, rds_cong_lock */
+	possible_net_t		m_net;
+	struct in6_addr		m_addr;
+	wait_queue_head_t	m_waitq;	/* senders blocked on a port */
+	/* RDS_CONG_MAP_BYTES of LE bits, allocated on the first congestion:
+	 * most addresses never see one.  Set once (cmpxchg), then stable.
+	 */
+	unsigned long		*m_bits;
+};
+
+/* protects rds_cong_hash; maps are never freed before module exit */
+static DEFINE_SPINLOCK(rds_cong_lock);
+static DEFINE_HASHTABLE(rds_cong_hash, RDS_CONG_HASH_BITS);
+
+/* protects rds_cong_monitor (the sockets with RDS_CONG_MONITOR set) */
+static DEFINE_RWLOCK(rds_cong_monitor_lock);
+static LIST_HEAD(rds_cong_monitor);
+
+/* bumped on every map change; poll() reports it without CONG_MONITOR */
+static atomic_t rds_cong_generation = ATOMIC_INIT(0);
+
+static u32 rds_cong_hashfn(const struct in6_addr *addr)
+{
+	return ipv6_addr_hash(addr);
+}
+
+static struct rds_cong_map *rds_cong_lookup(struct net *net,
+					    const struct in6_addr *addr)
+{
+	struct rds_cong_map *map;
+
+	lockdep_assert_held(&rds_cong_lock);
+	hash_for_each_possible(rds_cong_hash, map, m_node,
+			       rds_cong_hashfn(addr)) {
+		if (ipv6_addr_equal(&map->m_addr, addr) &&
+		    net_eq(read_pnet(&map->m_net), net))
+			return map;
+	}
+	return NULL;
+}
+
+/* The map of addr, created on first use; NULL on allocation failure. */
+struct rds_cong_map *rds_cong_map_get(struct net *net,
+				      const struct in6_addr *addr, gfp_t gfp)
+{
+	struct rds_cong_map *map, *old;
+
+	spin_lock_bh(&rds_cong_lock);
+	map = rds_cong_lookup(net, addr);
+	spin_unlock_bh(&rds_cong_lock);
+	if (map)
+		return map;
+
+	map = kzalloc(sizeof(*map), gfp);
+	if (!map)
+		return NULL;
+	write_pnet(&map->m_net, net);
+	map->m_addr = *addr;
+	init_waitqueue_head(&map->m_waitq);
+
+	spin_lock_bh(&rds_cong_lock);
+	old = rds_cong_lookup(net, addr);
+	if (!old)
+		hash_add(rds_cong_hash, &map->m_node, rds_cong_hashfn(addr));
+	spin_unlock_bh(&rds_cong_lock);
+
+	if (old) {
+		kfree(map);
+		map = old;
+	}
+	return map;
+}
+
+/* May run in softirq context.  Returns false if the bitmap could not be
+ * allocated: the port then stays uncongested (the receiver keeps queueing
+ * past its rcvbuf), which is the safe direction to fail in.
+ */
+bool rds_cong_set_bit(struct rds_cong_map *map, __be16 port)
+{
+	unsigned long *bits = READ_ONCE(map->m_bits);
+
+	if (!bits) {
+		bits = kzalloc(RDS_CONG_MAP_BYTES, GFP_ATOMIC);
+		if (!bits)
+			return false;
+		if (cmpxchg(&map->m_bits, NULL, bits)) {
+			kfree(bits);
+			bits = READ_ONCE(map->m_bits);
+		}
+	}
+	set_bit_le(be16_to_cpu(port), bits);
+	return true;
+}
+
+void rds_cong_clear_bit(struct rds_cong_map *map, __be16 port)
+{
+	unsigned long *bits = READ_ONCE(map->m_bits);
+
+	if (bits)
+		clear_bit_le(be16_to_cpu(port), bits);
+}
+
+bool rds_cong_test_bit(struct rds_cong_map *map, __be16 port)
+{
+	unsigned long *bits = READ_ONCE(map->m_bits);
+
+	return bits && test_bit_le(be16_to_cpu(port), bits);
+}
+
+/* The map changed: wake blocked senders and pollers, and tell every
+ * CONG_MONITOR socket which of the port groups it was refused on (bit
+ * port % 64 of portmask) may have become free.
+ */
+void rds_cong_map_updated(struct rds_cong_map *map, u64 portmask)
+{
+	struct rds_sock *rs;
+
+	rds_stats_inc(s_cong_update_received);
+	atomic_inc(&rds_cong_generation);
+	wake_up_all(&map->m_waitq);
+	wake_up_all(&rds_poll_waitq);
+
+	if (!portmask)
+		return;
+
+	read_lock_bh(&rds_cong_monitor_lock);
+	list_for_each_entry(rs, &rds_cong_monitor, rs_cong_item) {
+		bool notify;
+
+		spin_lock(&rs->rs_lock);
+		rs->rs_cong_notify |= rs->rs_cong_mask & portmask;
+		rs->rs_cong_mask &= ~portmask;
+		notify = rs->rs_cong_notify;
+		spin_unlock(&rs->rs_lock);
+		if (notify)
+			rds_sock_wake(rs);
+	}
+	read_unlock_bh(&rds_cong_monitor_lock);
+}
+
+/* True (once) if any map changed since *track was last updated. */
+bool rds_cong_updated_since(unsigned long *track)
+{
+	unsigned long gen = atomic_read(&rds_cong_generation);
+
+	if (likely(*track == gen))
+		return false;
+	*track = gen;
+	return true;
+}
+
+/* Wait until port is not congested in map.  Non-blocking: -ENOBUFS, and a
+ * CONG_MONITOR socket remembers the port group to be notified about.
+ * Blocking: sleeps interruptibly, honouring the send timeout in *timeo.
+ */
+int rds_cong_wait(struct rds_cong_map *map, __be16 port, bool nonblock,
+		  long *timeo, struct rds_sock *rs)
+{
+	long ret;
+
+	if (!rds_cong_test_bit(map, port))
+		return 0;
+
+	if (nonblock) {
+		if (READ_ONCE(rs->rs_cong_monitor)) {
+			spin_lock_bh(&rs->rs_lock);
+			rs->rs_cong_mask |=
+				RDS_CONG_MONITOR_MASK(be16_to_cpu(port));
+			spin_unlock_bh(&rs->rs_lock);
+			/* an update may have raced with setting the mask */
+			if (!rds_cong_test_bit(map, port))
+				return 0;
+		}
+		rds_stats_inc(s_cong_send_error);
+		return -ENOBUFS;
+	}
+
+	rds_stats_inc(s_cong_send_blocked);
+	ret = wait_event_interruptible_timeout(map->m_waitq,
+					       !rds_cong_test_bit(map, port),
+					       *timeo);
+	if (ret < 0)
+		return ret;
+	if (ret == 0)
+		return -ETIMEDOUT;
+	if (*timeo != MAX_SCHEDULE_TIMEOUT)
+		*timeo = ret;
+	return 0;
+}
+
+void rds_cong_add_socket(struct rds_sock *rs)
+{
+	write_lock_bh(&rds_cong_monitor_lock);
+	if (list_empty(&rs->rs_cong_item))
+		list_add(&rs->rs_cong_item, &rds_cong_monitor);
+	write_unlock_bh(&rds_cong_monitor_lock);
+}
+
+void rds_cong_remove_socket(struct rds_sock *rs)
+{
+	write_lock_bh(&rds_cong_monitor_lock);
+	list_del_init(&rs->rs_cong_item);
+	write_unlock_bh(&rds_cong_monitor_lock);
+}
+
+/* Free the maps of net (all maps if net is NULL).  Called once no
+ * connection of that namespace is left to point at them.
+ */
+static void rds_cong_free_maps(struct net *net)
+{
+	struct rds_cong_map *map;
+	struct hlist_node *tmp;
+	HLIST_HEAD(doomed);
+	int bkt;
+
+	spin_lock_bh(&rds_cong_lock);
+	hash_for_each_safe(rds_cong_hash, bkt, tmp, map, m_node) {
+		if (net && !net_eq(read_pnet(&map->m_net), net))
+			continue;
+		hash_del(&map->m_node);
+		hlist_add_head(&map->m_node, &doomed);
+	}
+	spin_unlock_bh(&rds_cong_lock);
+
+	hlist_for_each_entry_safe(map, tmp, &doomed, m_node) {
+		hlist_del(&map->m_node);
+		kfree(map->m_bits);
+		kfree(map);
+	}
+}
+
+void rds_cong_net_exit(struct net *net)
+{
+	rds_cong_free_maps(net);
+}
+
+int rds_cong_init(void)
+{
+	return 0;
+}
+
+void rds_cong_exit(void)
+{
+	rds_cong_free_maps(NULL);
+}

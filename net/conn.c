@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connections: one per (netns, laddr, faddr, tos, transport, scope).  A
+ * connection owns the per-peer transmit sequence, the send queue and the
+ * list of messages sent but not yet acknowledged.  Connections are
+ * created on the first send to a peer and live until their namespace or
+ * their transport goes away.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hashtable.h>
+#include <linux/jhash.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+
+#include "rds.h"
+
+#define RDS_CONN_HASH_BITS	8
+
+/* protects rds_conn_hash (writers; readers use RCU) */
+static DEFINE_SPINLOCK(rds_conn_lock);
+static DEFINE_HASHTABLE(rds_conn_hash, RDS_CONN_HASH_BITS);
+static u32 rds_conn_seed __read_mostly;
+
+static u32 rds_conn_hashfn(const struct in6_addr *laddr,
+			   const struct in6_addr *faddr)
+{
+	return jhash_2words(ipv6_addr_hash(laddr), ipv6_addr_hash(faddr),
+			    rds_conn_seed);
+}
+
+static struct rds_connection *rds_conn_lookup(struct net *net,
+					      const struct in6_addr *laddr,
+					      const struct in6_addr *faddr,
+					      struct rds_transport *trans,
+					      u8 tos, u32 scope_id)
+{
+	struct rds_connection *conn;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held() &&
+			 !lockdep_is_held(&rds_conn_lock),
+			 "conn lookup needs RCU or rds_conn_lock");
+	hash_for_each_possible_rcu(rds_conn_hash, conn, c_hash_node,
+				   rds_conn_hashfn(laddr, faddr)) {
+		if (ipv6_addr_equal(&conn->c_faddr, faddr) &&
+		    ipv6_addr_equal(&conn->c_laddr, laddr) &&
+		    conn->c_trans == trans && conn->c_tos == tos &&
+		    conn->c_bound_if == scope_id &&
+		    net_eq(rds_conn_net(conn), net))
+			return conn;
+	}
+	return NULL;
+}
+
+static void rds_conn_free(struct rds_connection *conn)
+{
+	if (conn->c_transport_data)
+		conn->c_trans->conn_free(conn);
+	kfree(conn);
+}
+
+/* Find the connection, or allocate and insert it without starting it.
+ * Transports that pair connections (loopback) use this directly.
+ */
+struct rds_connection *rds_conn_find_or_alloc(struct net *net,
+					      const struct in6_addr *laddr,
+					      const struct in6_addr *faddr,
+					      struct rds_transport *trans,
+					      u8 tos, u32 scope_id, gfp_t gfp)
+{
+	struct rds_connection *conn, *found;
+	int ret;
+
+	rcu_read_lock();
+	conn = rds_conn_lookup(net, laddr, faddr, trans, tos, scope_id);
+	rcu_read_unlock();
+	if (conn)
+		return conn;
+
+	conn = kzalloc(sizeof(*conn), gfp);
+	if (!conn)
+		return ERR_PTR(-ENOMEM);
+
+	write_pnet(&conn->c_net, net);
+	conn->c_laddr = *laddr;
+	conn->c_faddr = *faddr;
+	conn->c_bound_if = scope_id;
+	conn->c_tos = tos;
+	conn->c_trans = trans;
+	atomic_set(&conn->c_state, RDS_CONN_DOWN);
+	spin_lock_init(&conn->c_lock);
+	INIT_LIST_HEAD(&conn->c_send_queue);
+	INIT_LIST_HEAD(&conn->c_retrans);
+	conn->c_next_tx_seq = 1;
+	conn->c_next_rx_seq = 0;
+
+	conn->c_lcong = rds_cong_map_get(net, laddr, gfp);
+	conn->c_fcong = rds_cong_map_get(net, faddr, gfp);
+	if (!conn->c_lcong || !conn->c_fcong) {
+		kfree(conn);
+		return ERR_PTR(-ENOMEM);
+	}
+
+	if (trans->conn_alloc) {
+		ret = trans->conn_alloc(conn, gfp);
+		if (ret) {
+			kfree(conn);
+			return ERR_PTR(ret);
+		}
+	}
+
+	spin_lock_bh(&rds_conn_lock);
+	found = rds_conn_lookup(net, laddr, faddr, trans, tos, scope_id);
+	if (!found)
+		hash_add_rcu(rds_conn_hash, &conn->c_hash_node,
+			     rds_conn_hashfn(laddr, faddr));
+	spin_unlock_bh(&rds_conn_lock);
+
+	if (found) {
+		rds_conn_free(conn);
+		return found;
+	}
+	pr_debug("new connection %pI6c -> %pI6c tos %u over %s\n",
+		 laddr, faddr, tos, trans->t_name);
+	return conn;
+}
+
+/* The connection from laddr to faddr, created and started if needed.  A
+ * destination local to this host always goes over loopback.
+ */
+struct rds_connection *rds_conn_create(struct net *net,
+				       const struct in6_addr *laddr,
+				       const struct in6_addr *faddr,
+				       struct rds_transport *trans, u8 tos,
+				       u32 scope_id, gfp_t gfp)
+{
+	struct rds_connection *conn;
+	int ret;
+
+	if (trans != &rds_loop_transport &&
+	    rds_loop_addr_is_local(net, faddr, scope_id))
+		trans = &rds_loop_transport;
+
+	conn = rds_conn_find_or_alloc(net, laddr, faddr, trans, tos, scope_id,
+				      gfp);
+	if (IS_ERR(conn))
+		return conn;
+
+	if (atomic_read(&conn->c_state) == RDS_CONN_DOWN &&
+	    trans->conn_connect) {
+		ret = trans->conn_connect(conn);
+		if (ret)
+			return ERR_PTR(ret);
+	}
+	return conn;
+}
+
+/* Drop everything still queued on a connection that is going away. */
+static void rds_conn_drop_messages(struct rds_connection *conn)
+{
+	struct rds_message *rm, *tmp;
+	LIST_HEAD(list);
+
+	spin_lock_bh(&conn->c_lock);
+	list_splice_init(&conn->c_send_queue, &list);
+	list_splice_init(&conn->c_retrans, &list);
+	list_for_each_entry(rm, &list, m_conn_item)
+		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+	spin_unlock_bh(&conn->c_lock);
+
+	list_for_each_entry_safe(rm, tmp, &list, m_conn_item) {
+		list_del_init(&rm->m_conn_item);
+		rds_message_put(rm);
+	}
+}
+
+static void rds_conn_destroy_matching(struct net *net,
+				      struct rds_transport *trans)
+{
+	struct rds_connection *conn;
+	struct hlist_node *tmp;
+	HLIST_HEAD(doomed);
+	int bkt;
+
+	spin_lock_bh(&rds_conn_lock);
+	hash_for_each_safe(rds_conn_hash, bkt, tmp, conn, c_hash_node) {
+		if ((net && !net_eq(rds_conn_net(conn), net)) ||
+		    (trans && conn->c_trans != trans))
+			continue;
+		hash_del_rcu(&conn->c_hash_node);
+		hlist_add_head(&conn->c_hash_node, &doomed);
+	}
+	spin_unlock_bh(&rds_conn_lock);
+
+	if (hlist_empty(&doomed))
+		return;
+	synchronize_rcu();
+
+	hlist_for_each_entry_safe(conn, tmp, &doomed, c_hash_node) {
+		hlist_del(&conn->c_hash_node);
+		rds_conn_drop_messages(conn);
+		rds_conn_free(conn);
+	}
+}
+
+/* Called when a transport unregisters: no socket uses it any more. */
+void rds_conn_destroy_trans(struct rds_transport *trans)
+{
+	rds_conn_destroy_matching(NULL, trans);
+}
+
+/* Call visit on every connection of net (all if net is NULL), under RCU:
+ * visit must not sleep.
+ */
+void rds_conn_for_each(struct net *net, rds_conn_visit_t visit, void *arg)
+{
+	struct rds_connection *conn;
+	int bkt;
+
+	rcu_read_lock();
+	hash_for_each_rcu(rds_conn_hash, bkt, conn, c_hash_node) {
+		if (net && !net_eq(rds_conn_net(conn), net))
+			continue;
+		visit(conn, arg);
+	}
+	rcu_read_unlock();
+}
+
+static void __net_exit rds_conn_net_exit(struct net *net)
+{
+	rds_conn_destroy_matching(net, NULL);
+	rds_cong_net_exit(net);
+}
+
+static struct pernet_operations rds_conn_net_ops = {
+	.exit = rds_conn_net_exit,
+};
+
+int rds_conn_init(void)
+{
+	rds_conn_seed = get_random_u32();
+	return register_pernet_subsys(&rds_conn_net_ops);
+}
+
+void rds_conn_exit(void)
+{
+	unregister_pernet_subsys(&rds_conn_net_ops);
+	rds_conn_destroy_matching(NULL, NULL);
+}

@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The send path: sendmsg(), the per-socket accounting of unacknowledged
+ * bytes, the per-connection send queue and the "sent, awaiting ack" list,
+ * acknowledgment processing and cancellation.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/socket.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+
+#include "rds.h"
+
+/* Take rm off its socket: drop it from rs_send_queue (releasing its
+ * snd_bytes) if it is still there, and drop the socket reference.
+ */
+static void rds_send_remove_from_sock(struct rds_message *rm)
+{
+	struct rds_sock *rs;
+	bool was_on = false;
+
+	spin_lock_bh(&rm->m_rs_lock);
+	rs = rm->m_rs;
+	if (!rs) {
+		spin_unlock_bh(&rm->m_rs_lock);
+		return;
+	}
+	spin_lock(&rs->rs_lock);
+	if (test_and_clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags)) {
+		list_del_init(&rm->m_sock_item);
+		rs->rs_snd_bytes -= rm->m_len;
+		was_on = true;
+	}
+	spin_unlock(&rs->rs_lock);
+	rm->m_rs = NULL;
+	spin_unlock_bh(&rm->m_rs_lock);
+
+	if (was_on) {
+		rds_sock_wake(rs);
+		rds_message_put(rm);	/* the socket queue's reference */
+	}
+	sock_put(rds_rs_to_sk(rs));
+}
+
+/* The peer acknowledged everything up to and including ack: release
+ * those messages from the "awaiting ack" list and from their sockets.
+ */
+void rds_send_drop_acked(struct rds_connection *conn, u64 ack)
+{
+	struct rds_message *rm, *tmp;
+	LIST_HEAD(list);
+
+	spin_lock_bh(&conn->c_lock);
+	list_for_each_entry_safe(rm, tmp, &conn->c_retrans, m_conn_item) {
+		if ((s64)(be64_to_cpu(rm->m_inc.i_hdr.h_sequence) - ack) > 0)
+			break;
+		list_move_tail(&rm->m_conn_item, &list);
+		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+	}
+	spin_unlock_bh(&conn->c_lock);
+
+	list_for_each_entry_safe(rm, tmp, &list, m_conn_item) {
+		list_del_init(&rm->m_conn_item);
+		rds_stats_inc(s_send_drop_acked);
+		rds_send_remove_from_sock(rm);
+		rds_message_put(rm);	/* the connection's reference */
+	}
+}
+
+/* Drop rs's unacknowledged messages to dest (all of them if dest is
+ * NULL): RDS_CANCEL_SENT_TO and close.
+ */
+void rds_send_drop_to(struct rds_sock *rs, const struct sockaddr_in6 *dest)
+{
+	struct rds_message *rm, *tmp;
+	LIST_HEAD(list);
+
+	spin_lock_bh(&rs->rs_lock);
+	list_for_each_entry_safe(rm, tmp, &rs->rs_send_queue, m_sock_item) {
+		if (dest &&
+		    (!ipv6_addr_equal(&rm->m_daddr, &dest->sin6_addr) ||
+		     rm->m_inc.i_hdr.h_dport != dest->sin6_port))
+			continue;
+		list_move(&rm->m_sock_item, &list);
+		clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
+		rs->rs_snd_bytes -= rm->m_len;
+	}
+	spin_unlock_bh(&rs->rs_lock);
+
+	if (list_empty(&list))
+		return;
+	rds_sock_wake(rs);
+
+	list_for_each_entry_safe(rm, tmp, &list, m_sock_item) {
+		struct rds_connection *conn = rm->m_conn;
+		bool on_conn = false, put_sock = false;
+
+		spin_lock_bh(&conn->c_lock);
+		if (test_and_clear_bit(RDS_MSG_ON_CONN, &rm->m_flags)) {
+			list_del_init(&rm->m_conn_item);
+			on_conn = true;
+		}
+		spin_unlock_bh(&conn->c_lock);
+
+		spin_lock_bh(&rm->m_rs_lock);
+		if (rm->m_rs == rs) {
+			rm->m_rs = NULL;
+			put_sock = true;
+		}
+		spin_unlock_bh(&rm->m_rs_lock);
+
+		list_del_init(&rm->m_sock_item);
+		if (put_sock)
+			sock_put(rds_rs_to_sk(rs));
+		if (on_conn)
+			rds_message_put(rm);
+		rds_message_put(rm);	/* the socket queue's reference */
+	}
+}
+
+/* Drain conn's send queue through its transport.  Only one thread
+ * transmits on a connection at a time; others (and nested calls from the
+ * receive path, e.g. a pong) just queue and leave the draining to it.
+ */
+void rds_send_xmit(struct rds_connection *conn)
+{
+	struct rds_message *rm;
+	int ret;
+
+restart:
+	if (test_and_set_bit_lock(RDS_CONN_IN_XMIT, &conn->c_flags)) {
+		rds_stats_inc(s_send_lock_contention);
+		return;
+	}
+
+	for (;;) {
+		spin_lock_bh(&conn->c_lock);
+		rm = list_first_entry_or_null(&conn->c_send_queue,
+					      struct rds_message, m_conn_item);
+		if (!rm) {
+			spin_unlock_bh(&conn->c_lock);
+			rds_stats_inc(s_send_queue_empty);
+			break;
+		}
+		/* Sent from now on: it waits for its ack on c_retrans. */
+		list_move_tail(&rm->m_conn_item, &conn->c_retrans);
+		rds_message_get(rm);
+		spin_unlock_bh(&conn->c_lock);
+
+		ret = conn->c_trans->xmit(conn, rm);
+		if (ret) {
+			/* Put it back at the head, unless it was cancelled. */
+			spin_lock_bh(&conn->c_lock);
+			if (test_bit(RDS_MSG_ON_CONN, &rm->m_flags))
+				list_move(&rm->m_conn_item,
+					  &conn->c_send_queue);
+			spin_unlock_bh(&conn->c_lock);
+			rds_message_put(rm);
+			clear_bit_unlock(RDS_CONN_IN_XMIT, &conn->c_flags);
+			rds_stats_inc(s_send_delayed_retry);
+			return;
+		}
+		rds_message_put(rm);
+	}
+
+	clear_bit_unlock(RDS_CONN_IN_XMIT, &conn->c_flags);
+	/* Order the clear before the check below.  A sender queues under
+	 * c_lock and then tries IN_XMIT: either it saw the bit clear and
+	 * transmits itself, or we see its message here.
+	 */
+	smp_mb__after_atomic();
+
+	/* Something queued while we were finishing: it is ours to send. */
+	if (!list_empty_careful(&conn->c_send_queue)) {
+		rds_stats_inc(s_send_lock_queue_raced);
+		goto restart;
+	}
+}
+
+/* Queue rm on conn with the next sequence number.  rm must already be on
+ * its socket, or have none (a pong).
+ */
+static void rds_send_queue_on_conn(struct rds_connection *conn,
+				   struct rds_message *rm, __be16 sport,
+				   __be16 dport, bool ack_required)
+{
+	spin_lock_bh(&conn->c_lock);
+	rds_message_populate_header(rm, sport, dport, conn->c_next_tx_seq++);
+	conn->c_unacked_packets++;
+	conn->c_unacked_bytes += rm->m_len;
+	if (ack_required ||
+	    conn->c_unacked_packets >= READ_ONCE(rds_sysctl_max_unacked_packets) ||
+	    conn->c_unacked_bytes >= READ_ONCE(rds_sysctl_max_unacked_bytes)) {
+		rm->m_inc.i_hdr.h_flags |= RDS_FLAG_ACK_REQUIRED;
+		conn->c_unacked_packets = 0;
+		conn->c_unacked_bytes = 0;
+		rds_stats_inc(s_send_ack_required);
+	}
+	rm->m_conn = conn;
+	set_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+	rds_message_get(rm);	/* the connection's reference */
+	list_add_tail(&rm->m_conn_item, &conn->c_send_queue);
+	spin_unlock_bh(&conn->c_lock);
+}
+
+/* Account rm against rs's send buffer and queue it.  Fails (false) while
+ * the unacknowledged bytes have reached the send buffer.
+ */
+static bool rds_send_queue_rm(struct rds_sock *rs, struct rds_connection *conn,
+			      struct rds_message *rm, __be16 sport,
+			      __be16 dport, bool *queued)
+{
+	bool ack_required;
+
+	if (*queued)
+		return true;
+
+	spin_lock_bh(&rs->rs_lock);
+	if (rs->rs_snd_bytes >= (unsigned int)rds_sk_sndbuf(rs)) {
+		spin_unlock_bh(&rs->rs_lock);
+		return false;
+	}
+	rs->rs_snd_bytes += rm->m_len;
+	ack_required = rs->rs_snd_bytes >= (unsigned int)rds_sk_sndbuf(rs) / 2;
+	sock_hold(rds_rs_to_sk(rs));
+	rm->m_rs = rs;
+	set_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
+	rds_message_get(rm);	/* the socket queue's reference */
+	list_add_tail(&rm->m_sock_item, &rs->rs_send_queue);
+	/* Queue on the connection under rs_lock too, so that a concurrent
+	 * rds_send_drop_to() never sees the message half queued.
+	 */
+	rds_send_queue_on_conn(conn, rm, sport, dport, ack_required);
+	spin_unlock_bh(&rs->rs_lock);
+
+	*queued = true;
+	return true;
+}
+
+/* Answer a ping that arrived on conn: an empty message from port 0 back to
+ * dport.  conn is the receiving side's connection (laddr is the pinged
+ * address), so the answer goes out on it.
+ */
+int rds_send_pong(struct rds_connection *conn, __be16 dport)
+{
+	struct rds_message *rm;
+
+	rm = rds_message_alloc(0, GFP_ATOMIC);
+	if (!rm)
+		return -ENOMEM;
+	rds_send_queue_on_conn(conn, rm, 0, dport, false);
+	rds_stats_inc(s_send_pong);
+	rds_message_put(rm);
+	rds_send_xmit(conn);
+	return 0;
+}
+
+static bool rds_v4_usable(__be32 addr)
+{
+	return addr != htonl(INADDR_ANY) && addr != htonl(INADDR_BROADCAST) &&
+	       !ipv4_is_multicast(addr);
+}
+
+/* Parse msg_name into a destination, mainline's errno rules. */
+static int rds_send_parse_name(struct msghdr *msg, struct in6_addr *daddr,
+			       __be16 *dport, u32 *scope_id)
+{
+	DECLARE_SOCKADDR(struct sockaddr_in *, sin, msg->msg_name);
+	DECLARE_SOCKADDR(struct sockaddr_in6 *, sin6, msg->msg_name);
+	int type;
+
+	if (msg->msg_namelen < (int)sizeof(*sin))
+		return -EINVAL;
+
+	switch (sin->sin_family) {
+	case AF_INET:
+		if (!rds_v4_usable(sin->sin_addr.s_addr))
+			return -EINVAL;
+		ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, daddr);
+		*dport = sin->sin_port;
+		return 0;
+	case AF_INET6:
+		if (msg->msg_namelen < (int)sizeof(*sin6))
+			return -EINVAL;
+		type = ipv6_addr_type(&sin6->sin6_addr);
+		if (!(type & IPV6_ADDR_UNICAST) &&
+		    (!(type & IPV6_ADDR_MAPPED) ||
+		     !rds_v4_usable(sin6->sin6_addr.s6_addr32[3])))
+			return -EINVAL;
+		if (type & IPV6_ADDR_LINKLOCAL) {
+			if (!sin6->sin6_scope_id)
+				return -EINVAL;
+			*scope_id = sin6->sin6_scope_id;
+		}
+		*daddr = sin6->sin6_addr;
+		*dport = sin6->sin6_port;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Validate the control messages.  RDMA and atomic operations need a
+ * transport that provides them; none does yet.
+ */
+static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy)
+{
+	bool zcopy_cookie = false, rdma_op = false;
+	unsigned int groups = 0;
+	struct cmsghdr *cmsg;
+
+	for_each_cmsghdr(cmsg, msg) {
+		if (!CMSG_OK(msg, cmsg))
+			return -EINVAL;
+		if (cmsg->cmsg_level != SOL_RDS)
+			continue;
+
+		switch (cmsg->cmsg_type) {
+		case RDS_CMSG_RDMA_ARGS:
+		case RDS_CMSG_ATOMIC_CSWP:
+		case RDS_CMSG_ATOMIC_FADD:
+		case RDS_CMSG_MASKED_ATOMIC_CSWP:
+		case RDS_CMSG_MASKED_ATOMIC_FADD:
+			groups |= 1;
+			rdma_op = true;
+			break;
+		case RDS_CMSG_ZCOPY_COOKIE:
+			zcopy_cookie = true;
+			groups |= 2;
+			break;
+		case RDS_CMSG_RDMA_DEST:
+		case RDS_CMSG_RDMA_MAP:
+			groups |= 2;
+			rdma_op = true;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+
+	if ((msg->msg_flags & MSG_ZEROCOPY) && !zcopy_cookie)
+		return -EINVAL;
+	/* {DEST, MAP, ZCOPY} never go with {ARGS, ATOMIC} */
+	if (groups == 3)
+		return -EINVAL;
+	if (rdma_op)
+		return -EOPNOTSUPP;
+	/* A cookie without zerocopy has nothing to complete. */
+	if (zcopy_cookie && !zcopy)
+		return -EINVAL;
+	return 0;
+}
+
+int rds_send_msg(struct socket *sock, struct msghdr *msg, size_t payload_len)
+{
+	struct sock *sk = sock->sk;
+	struct rds_sock *rs = rds_sk_to_rs(sk);
+	bool nonblock = msg->msg_flags & MSG_DONTWAIT;
+	long timeo = sock_sndtimeo(sk, nonblock);
+	struct rds_connection *conn = NULL;
+	struct rds_transport *trans;
+	struct rds_message *rm;
+	struct in6_addr daddr, saddr;
+	__be16 dport, sport;
+	u32 scope_id = 0;
+	bool zcopy, queued = false;
+	u8 tos;
+	int ret;
+
+	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_CMSG_COMPAT | MSG_ZEROCOPY))
+		return -EOPNOTSUPP;
+
+	if (msg->msg_namelen) {
+		ret = rds_send_parse_name(msg, &daddr, &dport, &scope_id);
+		if (ret)
+			return ret;
+	}
+
+	/* A consistent snapshot of the binding (bind may race with us). */
+	lock_sock(sk);
+	if (!msg->msg_namelen) {
+		daddr = rs->rs_conn_addr;
+		dport = rs->rs_conn_port;
+		scope_id = rs->rs_bound_scope_id;
+	}
+	if (ipv6_addr_any(&rs->rs_bound_addr) || ipv6_addr_any(&daddr)) {
+		release_sock(sk);
+		return -ENOTCONN;
+	}
+	if (msg->msg_namelen) {
+		if (ipv6_addr_v4mapped(&daddr) ^
+		    ipv6_addr_v4mapped(&rs->rs_bound_addr)) {
+			release_sock(sk);
+			return -EOPNOTSUPP;
+		}
+		if (scope_id != rs->rs_bound_scope_id) {
+			if (!scope_id) {
+				scope_id = rs->rs_bound_scope_id;
+			} else if (rs->rs_bound_scope_id) {
+				release_sock(sk);
+				return -EINVAL;
+			}
+		}
+	}
+	saddr = rs->rs_bound_addr;
+	sport = rs->rs_bound_port;
+	trans = rs->rs_transport;
+	release_sock(sk);
+
+	if (payload_len > RDS_MAX_MSG_SIZE ||
+	    payload_len > (size_t)rds_sk_sndbuf(rs))
+		return -EMSGSIZE;
+
+	zcopy = (msg->msg_flags & MSG_ZEROCOPY) &&
+		sock_flag(sk, SOCK_ZEROCOPY);
+	/* Zerocopy is a TCP-transport feature; we have none. */
+	if (zcopy)
+		return -EOPNOTSUPP;
+
+	ret = rds_send_check_cmsgs(msg, zcopy);
+	if (ret)
+		return ret;
+
+	rm = rds_message_alloc(payload_len, GFP_KERNEL);
+	if (!rm)
+		return -ENOMEM;
+	ret = rds_message_copy_from_user(rm, &msg->msg_iter);
+	if (ret)
+		goto out;
+	rm->m_daddr = daddr;
+
+	spin_lock_bh(&rds_sock_lock);
+	tos = rs->rs_tos;
+	if (rs->rs_conn && rs->rs_conn->c_tos == tos &&
+	    ipv6_addr_equal(&rs->rs_conn->c_faddr, &daddr) &&
+	    rs->rs_conn->c_bound_if == scope_id &&
+	    atomic_read(&rs->rs_conn->c_state) == RDS_CONN_UP)
+		conn = rs->rs_conn;
+	spin_unlock_bh(&rds_sock_lock);
+
+	if (!conn) {
+		conn = rds_conn_create(sock_net(sk), &saddr, &daddr, trans, tos,
+				       scope_id, GFP_KERNEL);
+		if (IS_ERR(conn)) {
+			ret = PTR_ERR(conn);
+			goto out;
+		}
+		spin_lock_bh(&rds_sock_lock);
+		rs->rs_conn = conn;
+		spin_unlock_bh(&rds_sock_lock);
+	}
+
+	ret = rds_cong_wait(conn->c_fcong, dport, nonblock, &timeo, rs);
+	if (ret) {
+		WRITE_ONCE(rs->rs_seen_congestion, 1);
+		goto out;
+	}
+
+	while (!rds_send_queue_rm(rs, conn, rm, sport, dport, &queued)) {
+		rds_stats_inc(s_send_queue_full);
+		if (nonblock) {
+			ret = -EAGAIN;
+			goto out;
+		}
+		timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
+							 rds_send_queue_rm(rs, conn, rm, sport,
+									   dport, &queued),
+							 timeo);
+		if (timeo > 0 || timeo == MAX_SCHEDULE_TIMEOUT)
+			continue;
+		ret = timeo ? timeo : -ETIMEDOUT;
+		goto out;
+	}
+
+	rds_stats_inc(s_send_queued);
+	rds_send_xmit(conn);
+	ret = payload_len;
+out:
+	rds_message_put(rm);
+	return ret;
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-CPU event counters of the core, exported via RDS_INFO_COUNTERS.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/percpu.h>
+#include <linux/string.h>
+
+#include "rds.h"
+
+DEFINE_PER_CPU_SHARED_ALIGNED(struct rds_statistics, rds_stats);
+
+/* Same order as the members of struct rds_statistics. */
+static const char *const rds_stat_names[] = {
+	"conn_reset",
+	"recv_drop_bad_checksum",
+	"recv_drop_old_seq",
+	"recv_drop_no_sock",
+	"recv_drop_dead_sock",
+	"recv_deliver_raced",
+	"recv_delivered",
+	"recv_queued",
+	"recv_immediate_retry",
+	"recv_delayed_retry",
+	"recv_ack_required",
+	"recv_rdma_bytes",
+	"recv_ping",
+	"send_queue_empty",
+	"send_queue_full",
+	"send_lock_contention",
+	"send_lock_queue_raced",
+	"send_immediate_retry",
+	"send_delayed_retry",
+	"send_drop_acked",
+	"send_ack_required",
+	"send_queued",
+	"send_rdma",
+	"send_rdma_bytes",
+	"send_pong",
+	"page_remainder_hit",
+	"page_remainder_miss",
+	"copy_to_user",
+	"copy_from_user",
+	"cong_update_queued",
+	"cong_update_received",
+	"cong_send_error",
+	"cong_send_blocked",
+	"recv_bytes_added_to_sock",
+	"recv_bytes_freed_fromsock",
+	"send_stuck_rm",
+};
+
+#define RDS_STAT_COUNT	(sizeof(struct rds_statistics) / sizeof(u64))
+static_assert(ARRAY_SIZE(rds_stat_names) == RDS_STAT_COUNT);
+
+static void rds_stats_info(struct socket *sock, struct rds_info_buf *out,
+			   struct rds_info_lengths *lens)
+{
+	struct rds_info_counter ctr;
+	unsigned int i;
+	int cpu;
+
+	for (i = 0; i < RDS_STAT_COUNT; i++) {
+		u64 sum = 0;
+
+		for_each_possible_cpu(cpu) {
+			const u64 *v = (const u64 *)per_cpu_ptr(&rds_stats, cpu);
+
+			sum += v[i];
+		}
+		memset(&ctr, 0, sizeof(ctr));
+		strscpy_pad((char *)ctr.name, rds_stat_names[i],
+			    sizeof(ctr.name));
+		ctr.value = sum;
+		rds_info_copy(out, &ctr, sizeof(ctr));
+	}
+	lens->nr = RDS_STAT_COUNT;
+	lens->each = sizeof(ctr);
+}
+
+int rds_stats_init(void)
+{
+	rds_info_register(RDS_INFO_COUNTERS, rds_stats_info);
+	return 0;
+}
+
+void rds_stats_exit(void)
+{
+	rds_info_unregister(RDS_INFO_COUNTERS);
+}

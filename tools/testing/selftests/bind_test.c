@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bind(), connect() and getsockname()/getpeername() of AF_RDS sockets:
+ * address families, ephemeral ports, conflicts and the errno rules.
+ */
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <stdlib.h>
+
+#include "rds_test.h"
+#include "kselftest_harness.h"
+
+TEST(bind_loopback_v4)
+{
+	struct sockaddr_in sin = rds_sin("127.0.0.1", 4000), got;
+	socklen_t len = sizeof(got);
+	int fd = rds_socket();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&sin, sizeof(sin)));
+	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&got, &len));
+	EXPECT_EQ(sizeof(got), len);
+	EXPECT_EQ(AF_INET, got.sin_family);
+	EXPECT_EQ(htons(4000), got.sin_port);
+	EXPECT_EQ(htonl(INADDR_LOOPBACK), got.sin_addr.s_addr);
+	close(fd);
+}
+
+TEST(bind_any_127_8)
+{
+	int fd = rds_bound("127.1.2.3", 4001);
+
+	ASSERT_LE(0, fd) TH_LOG("bind 127.1.2.3: %s", strerror(errno));
+	close(fd);
+}
+
+TEST(bind_host_address)
+{
+	int fd = rds_bound(HOST_ADDR, 4002);
+
+	ASSERT_LE(0, fd) TH_LOG("bind %s: %s", HOST_ADDR, strerror(errno));
+	close(fd);
+}
+
+TEST(ephemeral_port)
+{
+	struct sockaddr_in a, b;
+	int fa = rds_bound("127.0.0.1", 0);
+	int fb = rds_bound("127.0.0.1", 0);
+
+	ASSERT_LE(0, fa);
+	ASSERT_LE(0, fb);
+	a = rds_name(fa);
+	b = rds_name(fb);
+	EXPECT_LE(2, ntohs(a.sin_port));
+	EXPECT_LE(2, ntohs(b.sin_port));
+	EXPECT_NE(a.sin_port, b.sin_port);
+	close(fa);
+	close(fb);
+}
+
+TEST(eaddrinuse)
+{
+	int fa = rds_bound("127.0.0.1", 4003);
+	int fb;
+
+	ASSERT_LE(0, fa);
+	fb = rds_bound("127.0.0.1", 4003);
+	EXPECT_EQ(-1, fb);
+	EXPECT_EQ(EADDRINUSE, errno);
+	/* another address, same port: fine */
+	fb = rds_bound("127.0.0.2", 4003);
+	EXPECT_LE(0, fb);
+	close(fb);
+	close(fa);
+	/* released on close */
+	fa = rds_bound("127.0.0.1", 4003);
+	EXPECT_LE(0, fa);
+	close(fa);
+}
+
+TEST(port_1_einval)
+{
+	EXPECT_EQ(-1, rds_bound("127.0.0.1", 1));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST(any_bcast_mcast_einval)
+{
+	EXPECT_EQ(-1, rds_bound("0.0.0.0", 4004));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, rds_bound("255.255.255.255", 4004));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, rds_bound("224.0.0.1", 4004));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST(nonlocal_eaddrnotavail)
+{
+	EXPECT_EQ(-1, rds_bound("192.0.2.1", 4005));
+	EXPECT_EQ(EADDRNOTAVAIL, errno);
+}
+
+TEST(rebind_einval)
+{
+	struct sockaddr_in sin = rds_sin("127.0.0.1", 4007);
+	int fd = rds_bound("127.0.0.1", 4006);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, bind(fd, (struct sockaddr *)&sin, sizeof(sin)));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+}
+
+TEST(short_len_and_family)
+{
+	struct sockaddr_in sin = rds_sin("127.0.0.1", 4008);
+	struct sockaddr_in6 sin6 = rds_sin6("::1", 4008, 0);
+	int fd = rds_socket();
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, bind(fd, (struct sockaddr *)&sin, 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, bind(fd, (struct sockaddr *)&sin, sizeof(sin) - 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, bind(fd, (struct sockaddr *)&sin6, sizeof(sin6) - 1));
+	EXPECT_EQ(EINVAL, errno);
+	sin.sin_family = AF_UNIX;
+	EXPECT_EQ(-1, bind(fd, (struct sockaddr *)&sin, sizeof(sin)));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+}
+
+TEST(bind_v6_loopback)
+{
+	struct sockaddr_in6 sin6 = rds_sin6("::1", 4009, 0), got;
+	socklen_t len = sizeof(got);
+	int fd = rds_socket();
+	int t = 0;
+	socklen_t tl = sizeof(t);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)));
+	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&got, &len));
+	EXPECT_EQ(sizeof(got), len);
+	EXPECT_EQ(AF_INET6, got.sin6_family);
+	EXPECT_EQ(htons(4009), got.sin6_port);
+	EXPECT_EQ(0, memcmp(&got.sin6_addr, &in6addr_loopback, 16));
+	ASSERT_EQ(0, getsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &t, &tl));
+	EXPECT_EQ(RDS_TRANS_LOOP, t);
+	close(fd);
+}
+
+TEST(bind_v4_mapped)
+{
+	struct sockaddr_in6 sin6 = rds_sin6("::ffff:127.0.0.1", 4010, 0);
+	struct sockaddr_in got;
+	socklen_t len = sizeof(got);
+	int fd = rds_socket();
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)));
+	/* a v4-mapped binding reads back as IPv4 */
+	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&got, &len));
+	EXPECT_EQ(sizeof(got), len);
+	EXPECT_EQ(AF_INET, got.sin_family);
+	EXPECT_EQ(htonl(INADDR_LOOPBACK), got.sin_addr.s_addr);
+	/* and conflicts with the same IPv4 binding */
+	EXPECT_EQ(-1, rds_bound("127.0.0.1", 4010));
+	EXPECT_EQ(EADDRINUSE, errno);
+	close(fd);
+}
+
+TEST(bind_v6_mapped_any_einval)
+{
+	struct sockaddr_in6 sin6 = rds_sin6("::ffff:0.0.0.0", 4011, 0);
+	int fd = rds_socket();
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)));
+	EXPECT_EQ(EINVAL, errno);
+	sin6 = rds_sin6("::", 4011, 0);
+	EXPECT_EQ(-1, bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)));
+	EXPECT_EQ(EINVAL, errno);
+	sin6 = rds_sin6("ff02::1", 4011, 0);
+	EXPECT_EQ(-1, bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+}
+
+TEST(link_local_needs_scope)
+{
+	struct sockaddr_in6 sin6 = rds_sin6("fe80::1", 4012, 0);
+	int fd = rds_socket();
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)));
+	EXPECT_EQ(EINVAL, errno);
+	/* with a scope, but not an address of that link */
+	sin6.sin6_scope_id = if_nametoindex("lo");
+	EXPECT_EQ(-1, bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)));
+	EXPECT_EQ(EADDRNOTAVAIL, errno);
+	close(fd);
+}
+
+/* The first IPv6 link-local address of the host and its interface. */
+static int find_link_local(struct sockaddr_in6 *out)
+{
+	struct ifaddrs *ifa, *i;
+	int found = 0;
+
+	if (getifaddrs(&ifa))
+		return 0;
+	for (i = ifa; i && !found; i = i->ifa_next) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)i->ifa_addr;
+
+		if (!a || a->sin6_family != AF_INET6 ||
+		    !IN6_IS_ADDR_LINKLOCAL(&a->sin6_addr))
+			continue;
+		*out = *a;
+		out->sin6_scope_id = if_nametoindex(i->ifa_name);
+		found = 1;
+	}
+	freeifaddrs(ifa);
+	return found;
+}
+
+TEST(link_local_bind_and_send)
+{
+	struct sockaddr_in6 ll, from;
+	socklen_t fl = sizeof(from);
+	int a, b, tries;
+	char c = 'L';
+
+	/* DAD may still be running on a fresh boot */
+	for (tries = 0; tries < 50 && !find_link_local(&ll); tries++)
+		usleep(100000);
+	if (tries == 50)
+		SKIP(return, "no IPv6 link-local address");
+
+	a = rds_socket();
+	b = rds_socket();
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ll.sin6_port = htons(4015);
+	for (tries = 0; tries < 50; tries++) {
+		if (!bind(a, (struct sockaddr *)&ll, sizeof(ll)))
+			break;
+		ASSERT_EQ(EADDRNOTAVAIL, errno);	/* still tentative */
+		usleep(100000);
+	}
+	ASSERT_LT(tries, 50);
+	ll.sin6_port = htons(4016);
+	ASSERT_EQ(0, bind(b, (struct sockaddr *)&ll, sizeof(ll)));
+
+	/* a link-local destination needs its scope */
+	tries = ll.sin6_scope_id;
+	ll.sin6_scope_id = 0;
+	EXPECT_EQ(-1, sendto(a, &c, 1, 0, (struct sockaddr *)&ll, sizeof(ll)));
+	EXPECT_EQ(EINVAL, errno);
+	ll.sin6_scope_id = tries;
+	ASSERT_EQ(1, sendto(a, &c, 1, 0, (struct sockaddr *)&ll, sizeof(ll)));
+	c = 0;
+	ASSERT_EQ(1, recvfrom(b, &c, 1, 0, (struct sockaddr *)&from, &fl));
+	EXPECT_EQ('L', c);
+	EXPECT_EQ(htons(4015), from.sin6_port);
+	EXPECT_NE(0U, from.sin6_scope_id);
+	/* another link than the bound one */
+	ll.sin6_scope_id = 9999;
+	EXPECT_EQ(-1, sendto(a, &c, 1, 0, (struct sockaddr *)&ll, sizeof(ll)));
+	EXPECT_EQ(EINVAL, errno);
+	close(a);
+	close(b);
+}
+
+TEST(connect_and_getpeername)
+{
+	struct sockaddr_in to = rds_sin("127.0.0.1", 4013), got;
+	socklen_t len = sizeof(got);
+	int fd = rds_socket();
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, getpeername(fd, (struct sockaddr *)&got, &len));
+	EXPECT_EQ(ENOTCONN, errno);
+	/* unbound, unconnected: AF_UNSPEC */
+	len = sizeof(got);
+	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&got, &len));
+	EXPECT_EQ(AF_UNSPEC, got.sin_family);
+
+	ASSERT_EQ(0, connect(fd, (struct sockaddr *)&to, sizeof(to)));
+	len = sizeof(got);
+	ASSERT_EQ(0, getpeername(fd, (struct sockaddr *)&got, &len));
+	EXPECT_EQ(AF_INET, got.sin_family);
+	EXPECT_EQ(htons(4013), got.sin_port);
+	EXPECT_EQ(htonl(INADDR_LOOPBACK), got.sin_addr.s_addr);
+	/* unbound but connected: empty address of the peer's family */
+	len = sizeof(got);
+	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&got, &len));
+	EXPECT_EQ(AF_INET, got.sin_family);
+	EXPECT_EQ(0, got.sin_port);
+	close(fd);
+}
+
+TEST(connect_errors)
+{
+	struct sockaddr_in to = rds_sin("0.0.0.0", 4014);
+	struct sockaddr_in6 to6 = rds_sin6("ff02::1", 4014, 0);
+	int fd = rds_socket();
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&to, sizeof(to)));
+	EXPECT_EQ(EDESTADDRREQ, errno);
+	to = rds_sin("224.0.0.1", 4014);
+	EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&to, sizeof(to)));
+	EXPECT_EQ(EINVAL, errno);
+	to = rds_sin("127.0.0.1", 4014);
+	EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&to, sizeof(to) - 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&to6, sizeof(to6)));
+	EXPECT_EQ(EPROTOTYPE, errno);
+	to.sin_family = AF_UNIX;
+	EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&to, sizeof(to)));
+	EXPECT_EQ(EAFNOSUPPORT, errno);
+	close(fd);
+}
+
+TEST(unsupported_ops)
+{
+	int fd = rds_bound("127.0.0.1", 0);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, listen(fd, 1));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(-1, shutdown(fd, SHUT_RDWR));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	close(fd);
+}
+
+TEST(many_ephemeral)
+{
+	enum { N = 512 };
+	int *fds = calloc(N, sizeof(int));
+	int i, j;
+
+	ASSERT_NE(NULL, fds);
+	for (i = 0; i < N; i++) {
+		fds[i] = rds_bound("127.0.0.1", 0);
+		ASSERT_LE(0, fds[i]);
+	}
+	for (i = 0; i < N; i += 37)
+		for (j = i + 1; j < N; j++)
+			ASSERT_NE(rds_name(fds[i]).sin_port,
+				  rds_name(fds[j]).sin_port);
+	for (i = 0; i < N; i++)
+		close(fds[i]);
+	free(fds);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# qperf's rds_bw and rds_lat between local addresses over the loopback
+# transport.  The tests end on SIGALRM, so blocking RDS calls must return
+# EINTR; a hang here means they do not.
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v qperf > /dev/null; then
+	ksft_skip "qperf" "qperf is not installed"
+	ksft_exit
+fi
+
+log=$(mktemp)
+qperf > "$log.server" 2>&1 &
+server=$!
+listening() {
+	ss -ltn 2> /dev/null | grep -q ':19765 '
+}
+check "qperf server listens" wait_for 30 listening
+
+# run PATTERN QPERF-ARGS...: qperf must finish and print PATTERN.
+run() {
+	local pattern=$1
+	shift
+	timeout 60 qperf -t 2 "$@" > "$log" 2>&1 || { cat "$log"; return 1; }
+	cat "$log"
+	grep -Eq "$pattern" "$log"
+}
+bw='bw *= *[0-9.]+ [KMG]?B/sec'
+lat='latency *= *[0-9.]+ [mun]?s'
+# For comparison only: the same exchange over TCP on this guest.
+timeout 60 qperf -t 2 127.0.0.1 tcp_lat 2>&1 | sed 's/^/# /'
+check "rds_bw 127.0.0.1" run "$bw" 127.0.0.1 rds_bw
+check "rds_lat 127.0.0.1" run "$lat" 127.0.0.1 rds_lat
+check "rds_bw 64K $RDS_ADDR" run "$bw" "$RDS_ADDR" -m 64K rds_bw
+check "rds_lat $RDS_ADDR" run "$lat" "$RDS_ADDR" rds_lat
+
+kill "$server" 2> /dev/null
+wait "$server" 2> /dev/null
+rm -f "$log" "$log.server"
+ksft_exit

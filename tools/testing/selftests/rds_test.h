@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the AF_RDS selftests: sockets bound to loopback or
+ * host addresses, and send/receive wrappers that report errno.
+ */
+#ifndef _RDS_TEST_H
+#define _RDS_TEST_H
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/rds.h>
+
+#ifndef AF_RDS
+#define AF_RDS 21
+#endif
+#ifndef SOL_RDS
+#define SOL_RDS 276
+#endif
+
+/* What SO_RDS_TRANSPORT reports for a loopback-bound socket. */
+#define RDS_TRANS_LOOP	3
+
+/* The address of the guest's eth0 (one-host topology). */
+#define HOST_ADDR	"10.0.0.1"
+
+static inline struct sockaddr_in rds_sin(const char *addr, uint16_t port)
+{
+	struct sockaddr_in sin;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(port);
+	inet_pton(AF_INET, addr, &sin.sin_addr);
+	return sin;
+}
+
+static inline struct sockaddr_in6 rds_sin6(const char *addr, uint16_t port,
+					   uint32_t scope)
+{
+	struct sockaddr_in6 sin6;
+
+	memset(&sin6, 0, sizeof(sin6));
+	sin6.sin6_family = AF_INET6;
+	sin6.sin6_port = htons(port);
+	sin6.sin6_scope_id = scope;
+	inet_pton(AF_INET6, addr, &sin6.sin6_addr);
+	return sin6;
+}
+
+static inline int rds_socket(void)
+{
+	return socket(AF_RDS, SOCK_SEQPACKET, 0);
+}
+
+/* A socket bound to addr:port (port 0: ephemeral); -1 with errno set. */
+static inline int rds_bound(const char *addr, uint16_t port)
+{
+	struct sockaddr_in sin = rds_sin(addr, port);
+	int fd = rds_socket();
+
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin))) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* The bound address of fd (IPv4). */
+static inline struct sockaddr_in rds_name(int fd)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+
+	memset(&sin, 0, sizeof(sin));
+	getsockname(fd, (struct sockaddr *)&sin, &len);
+	return sin;
+}
+
+static inline ssize_t rds_sendto(int fd, const void *buf, size_t len,
+				 int flags, const struct sockaddr_in *to)
+{
+	return sendto(fd, buf, len, flags, (const struct sockaddr *)to,
+		      sizeof(*to));
+}
+
+/* Returns the result of recvmsg; fills *from if given. */
+static inline ssize_t rds_recvfrom(int fd, void *buf, size_t len, int flags,
+				   struct sockaddr_in *from)
+{
+	socklen_t fl = sizeof(*from);
+
+	return recvfrom(fd, buf, len, flags, (struct sockaddr *)from,
+			from ? &fl : NULL);
+}
+
+static inline void rds_fill(unsigned char *buf, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = (unsigned char)(seed * 131 + i * 7 + (i >> 8));
+}
+
+#endif /* _RDS_TEST_H */
