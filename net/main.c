@@ -9,14 +9,20 @@
 #include <linux/init.h>
 
 #include "rds.h"
+#include "ib/ib.h"
 
 static int __init rds_module_init(void)
 {
 	int ret;
 
-	ret = rds_af_init();
+	ret = rds_ib_device_init();
 	if (ret)
 		return ret;
+	ret = rds_af_init();
+	if (ret) {
+		rds_ib_device_exit();
+		return ret;
+	}
 
 	pr_info("AF_RDS registered\n");
 	return 0;
@@ -25,6 +31,7 @@ static int __init rds_module_init(void)
 static void __exit rds_module_exit(void)
 {
 	rds_af_exit();
+	rds_ib_device_exit();
 	pr_info("AF_RDS unregistered\n");
 }
 
