@@ -45,8 +45,7 @@ void rds_ib_credit_init(struct rds_ib_credit *c, u32 granted_to_us,
 /* Take a credit for a data frame; false: wait.  *grant: grants it carries. */
 bool rds_ib_credit_take(struct rds_ib_credit *c, u8 *grant);
 
-/*
- * Whether to send a credit update now (an ACK-only frame): no control
+/* Whether to send a credit update now (an ACK-only frame): no control
  * frame in flight, something to grant, and the peer out of grants or
  * threshold buffers ungranted.
  */
@@ -58,8 +57,7 @@ void rds_ib_credit_take_ctrl(struct rds_ib_credit *c, u8 *grant);
 /* The control frame's send completion arrived. */
 void rds_ib_credit_ctrl_done(struct rds_ib_credit *c);
 
-/*
- * A frame from the peer arrived carrying grant credits; a data frame used
+/* A frame from the peer arrived carrying grant credits; a data frame used
  * one of our grants.  Returns false if the peer sent data without a credit
  * or granted more than it could have (a protocol violation: count, reset).
  */
