@@ -58,6 +58,7 @@ unit:
 selftests:
 	@$(T)/deps.sh --quiet
 	$(MAKE) -C tools/testing/selftests
+	$(MAKE) -C tools/testing/peer
 
 check-vm:
 	@$(T)/deps.sh --quiet
@@ -80,4 +81,5 @@ clean:
 	-@$(KVER_SH); $(MAKE) -C /lib/modules/$$k/build M=$(TOP) clean
 	-$(MAKE) -C tools/testing/unit clean
 	-$(MAKE) -C tools/testing/selftests clean
+	-$(MAKE) -C tools/testing/peer clean
 	rm -rf build

@@ -18,19 +18,27 @@ static int __init rds_module_init(void)
 	ret = rds_ib_device_init();
 	if (ret)
 		return ret;
+	ret = rds_ib_cm_init();
+	if (ret)
+		goto err_device;
 	ret = rds_af_init();
-	if (ret) {
-		rds_ib_device_exit();
-		return ret;
-	}
+	if (ret)
+		goto err_cm;
 
 	pr_info("AF_RDS registered\n");
 	return 0;
+
+err_cm:
+	rds_ib_cm_exit();
+err_device:
+	rds_ib_device_exit();
+	return ret;
 }
 
 static void __exit rds_module_exit(void)
 {
 	rds_af_exit();
+	rds_ib_cm_exit();
 	rds_ib_device_exit();
 	pr_info("AF_RDS unregistered\n");
 }

@@ -65,6 +65,11 @@ unsigned int rds_ib_device_count(void);
 int rds_ib_device_init(void);
 void rds_ib_device_exit(void);
 
+/* cm.c */
+extern u32 rds_ib_gen;
+int rds_ib_cm_init(void);
+void rds_ib_cm_exit(void);
+
 /* srq.c */
 int rds_ib_srq_post(struct rds_ib_device *rdev, struct rds_ib_rx_buf *buf);
 

@@ -98,6 +98,7 @@ step "sparse C=2 against $kver (no reports)" \
 	env BUILD_CLEAN=1 tools/testing/build-module.sh "$kver" C=2
 step "checkpatch (no reports)" tools/testing/checkpatch.sh
 step "selftests build" make -C tools/testing/selftests
+step "test peer build (librdmacm)" make -C tools/testing/peer
 
 # 5. VM selftests, renumbered into this stream.
 for k in $vm_kvers; do
