@@ -9,23 +9,7 @@
 # refuses), the tool must say the kernel lacks RDMA.  Host 1 is passive.
 . "$(dirname "$0")/lib.sh"
 
-stress=$RDS_BUILD/rds-stress/rds-stress
-log=$RDS_OUT/$RDS_TEST.d
-mkdir -p "$log"
-
-if [ ! -x "$stress" ]; then
-	ksft_fail "rds-stress is built" "run make -C tools/rds-stress"
-	ksft_exit
-fi
-if [ -d /sys/module/rds ]; then
-	ksft_fail "no rds module loaded before the test"
-	ksft_exit
-fi
-unload() {
-	modprobe -r rds_rdma rds_tcp rds 2>/dev/null
-	modprobe -r rds_rdma rds_tcp rds 2>/dev/null
-}
-trap unload EXIT
+. "$(dirname "$0")/stress_lib.sh"
 check "modprobe rds_rdma rds_tcp (mainline)" \
 	bash -c "modprobe rds_rdma && modprobe rds_tcp"
 barrier loaded 60 || ksft_fail "barrier loaded"

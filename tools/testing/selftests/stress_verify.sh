@@ -8,23 +8,7 @@
 # Runs over the kernel's own RDS (rds_rdma over rxe), unloaded at the end.
 . "$(dirname "$0")/lib.sh"
 
-stress=$RDS_BUILD/rds-stress/rds-stress
-log=$RDS_OUT/$RDS_TEST.d
-mkdir -p "$log"
-
-if [ ! -x "$stress" ]; then
-	ksft_fail "rds-stress is built" "run make -C tools/rds-stress"
-	ksft_exit
-fi
-if [ -d /sys/module/rds ]; then
-	ksft_fail "no rds module loaded before the test"
-	ksft_exit
-fi
-unload() {
-	modprobe -r rds_rdma rds_tcp rds 2>/dev/null
-	modprobe -r rds_rdma rds_tcp rds 2>/dev/null
-}
-trap unload EXIT
+. "$(dirname "$0")/stress_lib.sh"
 check "modprobe rds_rdma (mainline)" modprobe rds_rdma
 barrier loaded 60 || ksft_fail "barrier loaded"
 
