@@ -24,7 +24,7 @@ T := $(TOP)/tools/testing
 KVER_SH = k="$(KVER)"; [ -n "$$k" ] || k=$$($(T)/kver.sh) || exit 1
 
 .PHONY: all modules modules-all clean deps sparse checkpatch unit selftests \
-	check check-vm run bench
+	check check-vm run bench rds-stress
 
 all: modules
 
@@ -58,6 +58,7 @@ unit:
 selftests:
 	@$(T)/deps.sh --quiet
 	$(MAKE) -C tools/testing/selftests
+	$(MAKE) -C tools/testing/peer
 
 check-vm:
 	@$(T)/deps.sh --quiet
@@ -67,8 +68,11 @@ check:
 	@$(T)/deps.sh --quiet
 	@$(T)/check.sh
 
-run:
+rds-stress:
 	@$(T)/deps.sh --quiet
+	$(MAKE) -C tools/rds-stress
+
+run: rds-stress
 	@$(KVER_SH); $(T)/vm/run-stress --kver $$k
 
 # Benchmarks: raw verbs vs mainline RDS vs ours on one link, one run.
@@ -80,4 +84,6 @@ clean:
 	-@$(KVER_SH); $(MAKE) -C /lib/modules/$$k/build M=$(TOP) clean
 	-$(MAKE) -C tools/testing/unit clean
 	-$(MAKE) -C tools/testing/selftests clean
+	-$(MAKE) -C tools/testing/peer clean
+	-$(MAKE) -C tools/rds-stress clean
 	rm -rf build

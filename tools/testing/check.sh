@@ -8,7 +8,8 @@
 #   2. user-space unit tests (ASan/UBSan), one result per test program
 #   3. the module built against every installed kernel series, no warnings
 #   4. sparse (C=2), no report; checkpatch, no report
-#   5. the VM selftests (one-host and two-host topologies) on every series
+#   5. the VM selftests (one-host and two-host topologies) on every series,
+#      and rds-stress over the kernel's own RDS
 #   6. negative controls: the harness must fail a failing test, a guest that
 #      WARNs and a guest that hangs, and name the test each time
 #
@@ -98,34 +99,45 @@ step "sparse C=2 against $kver (no reports)" \
 	env BUILD_CLEAN=1 tools/testing/build-module.sh "$kver" C=2
 step "checkpatch (no reports)" tools/testing/checkpatch.sh
 step "selftests build" make -C tools/testing/selftests
+step "test peer build (librdmacm)" make -C tools/testing/peer
+step "rds-stress build and host checks (UDP shim)" make -C tools/rds-stress check
 
-# 5. VM selftests, renumbered into this stream.
-for k in $vm_kvers; do
-	summary=$logs/vm-$k.json
+# 5. VM selftests, renumbered into this stream: both topologies on every
+# kernel series, and rds-stress over the kernel's own RDS on the default.
+vm_suite() {	# vm_suite LABEL RUN-TESTS-ARGS...
+	local label=$1 summary res line
+	shift
+	summary=$logs/vm-$(echo "$label" | tr ' /' '__').json
 	rm -f "$summary"
-	tools/testing/vm/run-tests --kver "$k" --no-build --summary "$summary" \
+	tools/testing/vm/run-tests --no-build --summary "$summary" "$@" \
 		2>&1 | while IFS= read -r line; do
 		case "$line" in
 		"ok "*|"not ok "*|[0-9]*" passed, "*|"1.."*) ;;
 		*) echo "$line" ;;
 		esac
 	done
-	# Results are taken from the harness's own summary, not from the
+	# Results are taken from the harness's own report, not from the
 	# console stream: a missing summary is a failure.
-	if [ -s "$summary" ]; then
-		res=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["results"])' "$summary")
-		while IFS= read -r line; do
-			case "$line" in
-			"ok "*"# SKIP"*) result skip "vm $k: ${line#ok * }" ;;
-			"ok "*) result ok "vm $k: $(echo "$line" | cut -d' ' -f3-)" ;;
-			"not ok "*) result fail "vm $k: $(echo "$line" | cut -d' ' -f4-)" ;;
-			"#"*) echo "$line" ;;
-			esac
-		done < "$res/report.tap"
-	else
-		result fail "vm $k: the harness produced no summary"
+	if [ ! -s "$summary" ]; then
+		result fail "$label: the harness produced no summary"
+		return
 	fi
+	res=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["results"])' "$summary")
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*"# SKIP"*) result skip "$label: $(echo "$line" | cut -d' ' -f3-)" ;;
+		"ok "*) result ok "$label: $(echo "$line" | cut -d' ' -f3-)" ;;
+		"not ok "*) result fail "$label: $(echo "$line" | cut -d' ' -f4-)" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done < "$res/report.tap"
+}
+
+for k in $vm_kvers; do
+	vm_suite "vm $k" --kver "$k"
 done
+vm_suite "vm $kver rds-stress/mainline" --kver "$kver" --topology two \
+	--plan tools/testing/vm/rds-stress.tests
 
 # 6. Negative controls.
 for neg in fail warn hang; do

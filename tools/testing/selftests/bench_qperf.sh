@@ -16,7 +16,7 @@ mainline)
 	;;
 ours)
 	if ! rds_loaded; then
-		check "insmod rds.ko" insmod "$RDS_KO"
+		check "insmod rds.ko" rds_insmod
 	fi
 	# SO_RDS_TRANSPORT of a socket bound to the test address says which
 	# transport took it: 0 is RDS_TRANS_IB.

@@ -105,6 +105,17 @@ host_reboot() {
 	exit 1
 }
 
+# rds_insmod [PARAMS...]: load our rds.ko for this kernel, after its
+# dependencies (insmod does not resolve them: ib_core, rdma_cm).
+rds_insmod() {
+	local deps
+	deps=$(modinfo -F depends "$RDS_KO" | tr , ' ')
+	if [ -n "$deps" ]; then
+		modprobe -a $deps || return 1
+	fi
+	insmod "$RDS_KO" "$@"
+}
+
 # rds_loaded: our module is loaded.
 rds_loaded() {
 	[ -d /sys/module/rds ]

@@ -26,7 +26,7 @@ else
 	check "rxe0 ACTIVE after the reboot" wait_for 30 active
 	# Leave the host as the tests after this one expect it.
 	if [ -e "$RDS_SHARED/$RDS_TEST.had_rds" ]; then
-		check "rds.ko loads again" insmod "$RDS_KO"
+		check "rds.ko loads again" rds_insmod
 	fi
 fi
 barrier after 240 || ksft_fail "barrier after"

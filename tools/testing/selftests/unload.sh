@@ -15,5 +15,6 @@ check "module gone" wait_for 10 test ! -d /sys/module/rds
 check "socket slab cache destroyed" test ! -d /sys/kernel/slab/RDS
 check "no leftover objects reported" \
 	bash -c '! dmesg | grep -Eq "still has objects|Objects remaining"'
-check "reload and unload again" bash -c "insmod '$RDS_KO' && rmmod rds"
+reload() { rds_insmod && rmmod rds; }
+check "reload and unload again" reload
 ksft_exit

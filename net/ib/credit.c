@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Credit-based flow control: see credit.h.  Pure code.
+ */
+#include "credit.h"
+
+void rds_ib_credit_init(struct rds_ib_credit *c, u32 granted_to_us,
+			u32 granted_to_peer)
+{
+	c->avail = granted_to_us;
+	c->unadv = 0;
+	c->peer_avail = granted_to_peer;
+	c->ctrl_busy = false;
+}
+
+static u8 rds_ib_credit_grant(struct rds_ib_credit *c)
+{
+	u32 g = c->unadv < RDS_IB_CREDIT_MAX_GRANT ? c->unadv :
+						     RDS_IB_CREDIT_MAX_GRANT;
+
+	c->unadv -= g;
+	c->peer_avail += g;
+	return g;
+}
+
+bool rds_ib_credit_take(struct rds_ib_credit *c, u8 *grant)
+{
+	if (!c->avail)
+		return false;
+	c->avail--;
+	*grant = rds_ib_credit_grant(c);
+	return true;
+}
+
+bool rds_ib_credit_want_update(const struct rds_ib_credit *c, u32 threshold)
+{
+	if (c->ctrl_busy || !c->unadv)
+		return false;
+	return !c->peer_avail || c->unadv >= threshold;
+}
+
+void rds_ib_credit_take_ctrl(struct rds_ib_credit *c, u8 *grant)
+{
+	c->ctrl_busy = true;
+	*grant = rds_ib_credit_grant(c);
+}
+
+void rds_ib_credit_ctrl_done(struct rds_ib_credit *c)
+{
+	c->ctrl_busy = false;
+}
+
+bool rds_ib_credit_recv(struct rds_ib_credit *c, bool data, u8 grant,
+			u32 max_avail)
+{
+	if (data && !c->peer_avail)
+		return false;
+	if (grant > max_avail || c->avail > max_avail - grant)
+		return false;
+	if (data)
+		c->peer_avail--;
+	c->avail += grant;
+	return true;
+}
+
+void rds_ib_credit_refilled(struct rds_ib_credit *c, u32 n)
+{
+	c->unadv += n;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Credit-based flow control of an IB/RoCE connection.  Pure code (no
+ * locks, no allocation): compiled into the module and into the user-space
+ * unit test tools/testing/unit/credit_test, which checks every ordering
+ * of sends, deliveries and receive refills for overrun and deadlock.
+ *
+ * Every data SEND consumes one receive buffer the peer granted ("a
+ * credit"); a sender never has more data SENDs in flight than it was
+ * granted.  Grants ride on every frame (the header's credit byte, at most
+ * 255 at a time) and on the handshake.
+ *
+ * Credit updates (ACK-only frames) do not use credits: each side keeps a
+ * control reserve of one receive buffer per connection, reposted as soon
+ * as the frame is taken, and sends at most one control frame at a time
+ * (the next waits for the previous one's send completion).  Control frames
+ * grant, but consuming one grants nothing back, so updates never
+ * ping-pong.  (Counting them as credits instead either deadlocks or
+ * exchanges updates forever: the unit test's first version showed both.)
+ * An update is sent when the peer has no grant left and we have buffers
+ * to grant, or when threshold refilled buffers are ungranted.
+ */
+#ifndef _RDS_IB_CREDIT_H
+#define _RDS_IB_CREDIT_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include "kshim.h"
+#endif
+
+#define RDS_IB_CREDIT_MAX_GRANT	255	/* the header's credit byte */
+
+struct rds_ib_credit {
+	u32	avail;		/* data sends the peer granted us, unused */
+	u32	unadv;		/* receives we refilled, not yet granted */
+	u32	peer_avail;	/* our grants the peer has not used yet */
+	bool	ctrl_busy;	/* a control frame awaits its send completion */
+};
+
+/* At connection setup: what the peer granted us, what we granted it. */
+void rds_ib_credit_init(struct rds_ib_credit *c, u32 granted_to_us,
+			u32 granted_to_peer);
+
+/* Take a credit for a data frame; false: wait.  *grant: grants it carries. */
+bool rds_ib_credit_take(struct rds_ib_credit *c, u8 *grant);
+
+/* Whether to send a credit update now (an ACK-only frame): no control
+ * frame in flight, something to grant, and the peer out of grants or
+ * threshold buffers ungranted.
+ */
+bool rds_ib_credit_want_update(const struct rds_ib_credit *c, u32 threshold);
+
+/* Start a control frame (ACK or update); *grant: grants it carries. */
+void rds_ib_credit_take_ctrl(struct rds_ib_credit *c, u8 *grant);
+
+/* The control frame's send completion arrived. */
+void rds_ib_credit_ctrl_done(struct rds_ib_credit *c);
+
+/* A frame from the peer arrived carrying grant credits; a data frame used
+ * one of our grants.  Returns false if the peer sent data without a credit
+ * or granted more than it could have (a protocol violation: count, reset).
+ */
+bool rds_ib_credit_recv(struct rds_ib_credit *c, bool data, u8 grant,
+			u32 max_avail);
+
+/* We refilled n receive buffers (used by data frames) for this connection. */
+void rds_ib_credit_refilled(struct rds_ib_credit *c, u32 n);
+
+#endif /* _RDS_IB_CREDIT_H */

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The handshake private data of an IB/RoCE connection: see hs.h.
+ * Pure code: no locks, no allocation, no verbs.
+ */
+#ifdef __KERNEL__
+#include <linux/string.h>
+#else
+#include <string.h>
+#endif
+
+#include "hs.h"
+
+static const char *const rds_ib_hs_reasons[RDS_IB_HS_R_MAX] = {
+	[RDS_IB_HS_OK]		= "ok",
+	[RDS_IB_HS_R_SHORT]	= "short",
+	[RDS_IB_HS_R_MAGIC]	= "not RDS",
+	[RDS_IB_HS_R_VERSION]	= "version",
+	[RDS_IB_HS_R_FLAGS]	= "flags",
+	[RDS_IB_HS_R_GEN]	= "generation 0",
+	[RDS_IB_HS_R_FRAG]	= "fragment size",
+	[RDS_IB_HS_R_CREDITS]	= "credits",
+	[RDS_IB_HS_R_TOS]	= "tos",
+	[RDS_IB_HS_R_BUSY]	= "busy",
+};
+
+const char *rds_ib_hs_reason_name(enum rds_ib_hs_reason reason)
+{
+	if ((unsigned int)reason >= RDS_IB_HS_R_MAX)
+		return "unknown";
+	return rds_ib_hs_reasons[reason];
+}
+
+void rds_ib_hs_encode(const struct rds_ib_hs *hs, void *buf)
+{
+	struct rds_ib_hs_wire w = {
+		.magic		= cpu_to_be32(RDS_IB_HS_MAGIC),
+		.major		= hs->major,
+		.minor		= hs->minor,
+		.flags		= 0,
+		.gen		= cpu_to_be32(hs->hello.gen),
+		.peer_gen	= cpu_to_be32(hs->hello.peer_gen),
+		.rx_next	= cpu_to_be64(hs->hello.rx_next),
+		.tx_first	= cpu_to_be64(hs->hello.tx_first),
+		.credits	= cpu_to_be32(hs->credits),
+		.frag_shift	= hs->frag_shift,
+		.reserved	= 0,
+		.tos		= hs->tos,
+		.reason		= hs->reason,
+	};
+
+	memcpy(buf, &w, sizeof(w));
+}
+
+enum rds_ib_hs_reason rds_ib_hs_decode(const void *buf, size_t len,
+				       struct rds_ib_hs *hs)
+{
+	struct rds_ib_hs_wire w;
+
+	if (!buf || len < sizeof(w))
+		return RDS_IB_HS_R_SHORT;
+	memcpy(&w, buf, sizeof(w));
+	if (be32_to_cpu(w.magic) != RDS_IB_HS_MAGIC)
+		return RDS_IB_HS_R_MAGIC;
+	hs->major = w.major;
+	hs->minor = w.minor;
+	hs->reason = w.reason;
+	/* Fields below may change meaning with the major version. */
+	if (w.major != RDS_IB_HS_MAJOR)
+		return RDS_IB_HS_R_VERSION;
+	if (w.flags || w.reserved)
+		return RDS_IB_HS_R_FLAGS;
+	hs->hello.gen = be32_to_cpu(w.gen);
+	hs->hello.peer_gen = be32_to_cpu(w.peer_gen);
+	hs->hello.rx_next = be64_to_cpu(w.rx_next);
+	hs->hello.tx_first = be64_to_cpu(w.tx_first);
+	hs->credits = be32_to_cpu(w.credits);
+	hs->frag_shift = w.frag_shift;
+	hs->tos = w.tos;
+	if (!hs->hello.gen)
+		return RDS_IB_HS_R_GEN;
+	if (hs->frag_shift < RDS_IB_HS_MIN_SHIFT ||
+	    hs->frag_shift > RDS_IB_HS_MAX_SHIFT)
+		return RDS_IB_HS_R_FRAG;
+	if (hs->credits > RDS_IB_HS_MAX_CREDITS)
+		return RDS_IB_HS_R_CREDITS;
+	return RDS_IB_HS_OK;
+}
+
+enum rds_ib_hs_reason rds_ib_hs_negotiate(const struct rds_ib_hs *offer,
+					  u8 my_tos, u8 *minor)
+{
+	u8 mine = RDS_IB_HS_MINOR;
+
+	if (offer->major != RDS_IB_HS_MAJOR)
+		return RDS_IB_HS_R_VERSION;
+	if (offer->tos != my_tos)
+		return RDS_IB_HS_R_TOS;
+	*minor = offer->minor < mine ? offer->minor : mine;
+	return RDS_IB_HS_OK;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The handshake of an IB/RoCE connection: the private data that rides on
+ * the rdma_cm connect request (REQ), the accept (REP) and the refusal
+ * (REJ).  Pure code, no locks or allocation: compiled into the module and
+ * into the user-space unit test tools/testing/unit/hs_test (and, later,
+ * the user-space test peer), so the two ends cannot drift.
+ *
+ * Layout (big-endian, 40 bytes; an IB CM REQ carries at most 56 bytes of
+ * rdma_cm private data, and unused bytes arrive as zeros):
+ *
+ *   0  magic      "RDSi"
+ *   4  major      protocol major version: must match exactly
+ *   5  minor      highest minor version the sender speaks
+ *   6  flags      RDS_IB_HS_F_* (none defined yet: must be 0)
+ *   8  gen        sender's generation (non-zero, new at every module load)
+ *  12  peer_gen   generation of the receiver the sender knows (0: none)
+ *  16  rx_next    next sequence number the sender will deliver
+ *  24  tx_first   oldest sequence number the sender still holds
+ *  32  credits    receives the sender grants the receiver at once
+ *  36  frag_shift log2 of the fragment size the sender receives (12..16)
+ *  37  reserved   0
+ *  38  tos        type of service of the connection
+ *  39  reason     REJ only: why the connection is refused (RDS_IB_HS_R_*)
+ *
+ * Version negotiation: the connecting side offers its major.minor; the
+ * accepting side refuses another major (with its own version in the REJ)
+ * and otherwise answers with min(minor) which both then use.
+ */
+#ifndef _RDS_IB_HS_H
+#define _RDS_IB_HS_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
+#include <asm/byteorder.h>
+#else
+#include "kshim.h"
+#endif
+
+#include "../seq.h"
+
+#define RDS_IB_HS_MAGIC		0x52445369	/* "RDSi" */
+#define RDS_IB_HS_MAJOR		1
+#define RDS_IB_HS_MINOR		0
+#define RDS_IB_HS_MIN_SHIFT	12	/* 4 KiB fragments */
+#define RDS_IB_HS_MAX_SHIFT	16	/* 64 KiB fragments */
+#define RDS_IB_HS_MAX_CREDITS	65535
+
+struct rds_ib_hs_wire {
+	__be32	magic;
+	u8	major;
+	u8	minor;
+	__be16	flags;
+	__be32	gen;
+	__be32	peer_gen;
+	__be64	rx_next;
+	__be64	tx_first;
+	__be32	credits;
+	u8	frag_shift;
+	u8	reserved;
+	u8	tos;
+	u8	reason;
+} __packed;
+
+static_assert(sizeof(struct rds_ib_hs_wire) == 40);
+static_assert(offsetof(struct rds_ib_hs_wire, rx_next) == 16);
+static_assert(offsetof(struct rds_ib_hs_wire, credits) == 32);
+static_assert(offsetof(struct rds_ib_hs_wire, reason) == 39);
+
+/* Why a handshake is refused (the REJ's reason byte, and counters). */
+enum rds_ib_hs_reason {
+	RDS_IB_HS_OK = 0,
+	RDS_IB_HS_R_SHORT,		/* fewer bytes than the header */
+	RDS_IB_HS_R_MAGIC,		/* not an RDS handshake */
+	RDS_IB_HS_R_VERSION,		/* another major version */
+	RDS_IB_HS_R_FLAGS,		/* unknown flags or reserved bits */
+	RDS_IB_HS_R_GEN,		/* generation 0 */
+	RDS_IB_HS_R_FRAG,		/* fragment size out of range */
+	RDS_IB_HS_R_CREDITS,		/* absurd credit count */
+	RDS_IB_HS_R_TOS,		/* TOS differs from the request */
+	RDS_IB_HS_R_BUSY,		/* refused for now: retry later */
+	RDS_IB_HS_R_MAX,
+};
+
+/* A decoded handshake. */
+struct rds_ib_hs {
+	u8			major;
+	u8			minor;
+	u8			frag_shift;
+	u32			credits;
+	u8			tos;
+	u8			reason;
+	struct rds_seq_hello	hello;
+};
+
+/* Encode hs into buf (at least sizeof(struct rds_ib_hs_wire) bytes). */
+void rds_ib_hs_encode(const struct rds_ib_hs *hs, void *buf);
+
+/* Decode and validate len bytes of private data.  Returns RDS_IB_HS_OK
+ * and fills hs, or the reason to refuse it.  Trailing bytes (zeros, or a
+ * newer minor's additions) are ignored.
+ */
+enum rds_ib_hs_reason rds_ib_hs_decode(const void *buf, size_t len,
+				       struct rds_ib_hs *hs);
+
+/* Accepting side: the minor version to use, or a refusal (version, TOS). */
+enum rds_ib_hs_reason rds_ib_hs_negotiate(const struct rds_ib_hs *offer,
+					  u8 my_tos, u8 *minor);
+
+const char *rds_ib_hs_reason_name(enum rds_ib_hs_reason reason);
+
+#endif /* _RDS_IB_HS_H */

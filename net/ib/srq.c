@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Receiving through a shared receive queue (SRQ): one queue of receive
+ * buffers per device, shared by every connection on it, so that receive
+ * memory does not grow with the number of peers.  A buffer takes one
+ * fragment: the RDS header in a small DMA-mapped slot and the data in a
+ * page, as two scatter/gather entries.
+ *
+ * Completions come on the device's shared receive CQ; a buffer goes back
+ * on the SRQ as soon as its fragment has been taken (refill from the
+ * completion path).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+
+#include "../fault.h"
+#include "../wire.h"
+#include "ib.h"
+
+/* Receive pages held by all devices: memory accounting, leak tests. */
+static atomic_t rds_ib_rx_pages = ATOMIC_INIT(0);
+
+static int rds_ib_rx_pages_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&rds_ib_rx_pages));
+}
+
+static const struct kernel_param_ops rds_ib_rx_pages_ops = {
+	.get	= rds_ib_rx_pages_get,
+};
+module_param_cb(ib_rx_pages, &rds_ib_rx_pages_ops, NULL, 0444);
+MODULE_PARM_DESC(ib_rx_pages, "Receive buffer pages held by all devices (read only)");
+
+/* Bytes of the RDS header that precedes every fragment on the wire. */
+#define RDS_IB_HDR_BYTES	sizeof(struct rds_header)
+
+/* Where the header of buffer i lands. */
+static u64 rds_ib_srq_hdr_dma(struct rds_ib_device *rdev, unsigned int i)
+{
+	return rdev->rd_hdrs_dma + (u64)i * RDS_IB_HDR_BYTES;
+}
+
+int rds_ib_srq_post(struct rds_ib_device *rdev, struct rds_ib_rx_buf *buf)
+{
+	unsigned int i = buf - rdev->rd_rx_bufs;
+	struct ib_sge sge[2] = {
+		{
+			.addr	= rds_ib_srq_hdr_dma(rdev, i),
+			.length	= RDS_IB_HDR_BYTES,
+			.lkey	= rdev->rd_pd->local_dma_lkey,
+		}, {
+			.addr	= buf->rb_dma,
+			.length	= PAGE_SIZE,
+			.lkey	= rdev->rd_pd->local_dma_lkey,
+		},
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe		= &buf->rb_cqe,
+		.sg_list	= sge,
+		.num_sge	= 2,
+	};
+	int ret;
+
+	ret = ib_post_srq_recv(rdev->rd_srq, &wr, NULL);
+	if (!ret)
+		atomic_inc(&rdev->rd_rx_posted);
+	return ret;
+}
+
+/* Runs in softirq context from the shared receive CQ. */
+static void rds_ib_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rds_ib_rx_buf *buf =
+		container_of(wc->wr_cqe, struct rds_ib_rx_buf, rb_cqe);
+	struct rds_ib_device *rdev = buf->rb_dev;
+
+	atomic_dec(&rdev->rd_rx_posted);
+	/* Flushed: the SRQ is going away, teardown frees the buffer. */
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		return;
+	/* No connection delivers into the SRQ before the data path exists,
+	 * so nothing is consumed yet: put the buffer straight back.
+	 */
+	rds_ib_srq_post(rdev, buf);
+}
+
+static void rds_ib_srq_free_bufs(struct rds_ib_device *rdev, unsigned int n)
+{
+	struct ib_device *dev = rdev->rd_dev;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct rds_ib_rx_buf *buf = &rdev->rd_rx_bufs[i];
+
+		ib_dma_unmap_page(dev, buf->rb_dma, PAGE_SIZE, DMA_FROM_DEVICE);
+		__free_page(buf->rb_page);
+		atomic_dec(&rds_ib_rx_pages);
+	}
+	kvfree(rdev->rd_rx_bufs);
+	rdev->rd_rx_bufs = NULL;
+}
+
+static void rds_ib_srq_free_hdrs(struct rds_ib_device *rdev)
+{
+	ib_dma_unmap_single(rdev->rd_dev, rdev->rd_hdrs_dma,
+			    rdev->rd_rx_nr * RDS_IB_HDR_BYTES, DMA_FROM_DEVICE);
+	kfree(rdev->rd_hdrs);
+	rdev->rd_hdrs = NULL;
+}
+
+static void rds_ib_srq_teardown(struct rds_ib_device *rdev);
+
+static int rds_ib_srq_setup(struct rds_ib_device *rdev)
+{
+	struct ib_device *dev = rdev->rd_dev;
+	struct ib_srq_init_attr attr = {
+		.srq_context	= rdev,
+		.srq_type	= IB_SRQT_BASIC,
+	};
+	unsigned int n, i;
+	int ret;
+
+	n = min_t(unsigned int, rds_ib_srq_size, dev->attrs.max_srq_wr - 1);
+	rdev->rd_rx_nr = n;
+	rdev->rd_frag_size = RDS_IB_HDR_BYTES + PAGE_SIZE;
+
+	attr.attr.max_wr = n;
+	attr.attr.max_sge = 2;
+	rdev->rd_srq = rds_fault() ? ERR_PTR(-ENOMEM) :
+		       ib_create_srq(rdev->rd_pd, &attr);
+	if (IS_ERR(rdev->rd_srq))
+		return PTR_ERR(rdev->rd_srq);
+
+	ret = -ENOMEM;
+	rdev->rd_hdrs = rds_fault() ? NULL :
+			kcalloc(n, RDS_IB_HDR_BYTES, GFP_KERNEL);
+	if (!rdev->rd_hdrs)
+		goto err_srq;
+	rdev->rd_hdrs_dma = ib_dma_map_single(dev, rdev->rd_hdrs,
+					      n * RDS_IB_HDR_BYTES,
+					      DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(dev, rdev->rd_hdrs_dma))
+		goto err_hdrs;
+
+	rdev->rd_rx_bufs = rds_fault() ? NULL :
+			   kvcalloc(n, sizeof(*rdev->rd_rx_bufs), GFP_KERNEL);
+	if (!rdev->rd_rx_bufs)
+		goto err_map;
+	for (i = 0; i < n; i++) {
+		struct rds_ib_rx_buf *buf = &rdev->rd_rx_bufs[i];
+
+		buf->rb_dev = rdev;
+		buf->rb_cqe.done = rds_ib_srq_recv_done;
+		/* Inject at the first and last page only: a thousand sites
+		 * would make the fault test walk them all for nothing.
+		 */
+		buf->rb_page = (i == 0 || i == n - 1) && rds_fault() ? NULL :
+			       alloc_page(GFP_KERNEL);
+		if (!buf->rb_page)
+			goto err_bufs;
+		atomic_inc(&rds_ib_rx_pages);
+		buf->rb_dma = ib_dma_map_page(dev, buf->rb_page, 0, PAGE_SIZE,
+					      DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(dev, buf->rb_dma)) {
+			__free_page(buf->rb_page);
+			atomic_dec(&rds_ib_rx_pages);
+			goto err_bufs;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		ret = rds_ib_srq_post(rdev, &rdev->rd_rx_bufs[i]);
+		if (ret) {
+			rds_ib_srq_teardown(rdev);
+			return ret;
+		}
+	}
+	return 0;
+
+err_bufs:
+	rds_ib_srq_free_bufs(rdev, i);
+err_map:
+	ib_dma_unmap_single(dev, rdev->rd_hdrs_dma, n * RDS_IB_HDR_BYTES,
+			    DMA_FROM_DEVICE);
+err_hdrs:
+	kfree(rdev->rd_hdrs);
+err_srq:
+	ib_destroy_srq(rdev->rd_srq);
+	return ret;
+}
+
+/* Every queue pair that used the SRQ is gone (they hold a device ref). */
+static void rds_ib_srq_teardown(struct rds_ib_device *rdev)
+{
+	ib_destroy_srq(rdev->rd_srq);
+	rds_ib_srq_free_bufs(rdev, rdev->rd_rx_nr);
+	rds_ib_srq_free_hdrs(rdev);
+}
+
+const struct rds_ib_rx_ops rds_ib_srq_ops = {
+	.name		= "shared-queue",
+	.setup		= rds_ib_srq_setup,
+	.teardown	= rds_ib_srq_teardown,
+};

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Command line of rds-stress, the option block (--show-params) and the
+ * text form of the run's options that the active side sends to the
+ * passive side over the control connection.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "rds_stress.h"
+
+enum {
+	OPT_RDMA_USE_ONCE = 256, OPT_RDMA_USE_GET_MR, OPT_RDMA_USE_FENCE,
+	OPT_SHOW_PARAMS, OPT_SHOW_PERFDATA, OPT_SHOW_HISTOGRAM, OPT_JSON,
+	OPT_CONNECT_RETRIES, OPT_CONG_MONITOR, OPT_NO_VERIFY, OPT_TRANSPORT,
+	OPT_SNDBUF, OPT_RCVBUF,
+};
+
+static const struct option longopts[] = {
+	{ "recv-addr",		required_argument, NULL, 'r' },
+	{ "send-addr",		required_argument, NULL, 's' },
+	{ "port",		required_argument, NULL, 'p' },
+	{ "req-bytes",		required_argument, NULL, 'q' },
+	{ "ack-bytes",		required_argument, NULL, 'a' },
+	{ "depth",		required_argument, NULL, 'd' },
+	{ "tasks",		required_argument, NULL, 't' },
+	{ "time",		required_argument, NULL, 'T' },
+	{ "one-way",		no_argument,	   NULL, 'o' },
+	{ "tos",		required_argument, NULL, 'Q' },
+	{ "rdma-bytes",		required_argument, NULL, 'D' },
+	{ "rdma-buffers",	required_argument, NULL, 'I' },
+	{ "rdma-mode",		required_argument, NULL, 'M' },
+	{ "rdma-use-once",	required_argument, NULL, OPT_RDMA_USE_ONCE },
+	{ "rdma-use-get-mr",	required_argument, NULL, OPT_RDMA_USE_GET_MR },
+	{ "rdma-use-fence",	required_argument, NULL, OPT_RDMA_USE_FENCE },
+	{ "verify",		no_argument,	   NULL, 'v' },
+	{ "no-verify",		no_argument,	   NULL, OPT_NO_VERIFY },
+	{ "report-summary",	no_argument,	   NULL, 'z' },
+	{ "show-params",	no_argument,	   NULL, OPT_SHOW_PARAMS },
+	{ "show-perfdata",	no_argument,	   NULL, OPT_SHOW_PERFDATA },
+	{ "show-histogram",	no_argument,	   NULL, OPT_SHOW_HISTOGRAM },
+	{ "json",		required_argument, NULL, OPT_JSON },
+	{ "connect-retries",	required_argument, NULL, OPT_CONNECT_RETRIES },
+	{ "use-cong-monitor",	required_argument, NULL, OPT_CONG_MONITOR },
+	{ "transport",		required_argument, NULL, OPT_TRANSPORT },
+	{ "sndbuf",		required_argument, NULL, OPT_SNDBUF },
+	{ "rcvbuf",		required_argument, NULL, OPT_RCVBUF },
+	{ "help",		no_argument,	   NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: rds-stress [-r addr] [-p port]                      (passive side)\n"
+"       rds-stress [-r addr] -s peer [-p port] [options]    (active side)\n"
+"\n"
+"  -r, --recv-addr A        local address of the RDS and control sockets\n"
+"  -s, --send-addr A        the passive side's address (makes this active)\n"
+"  -p, --port N             TCP control port (4000); task i binds N+1+i\n"
+"  -q, --req-bytes N        request size, K/M/G suffixes (1024)\n"
+"  -a, --ack-bytes N        ack size (%u, the header)\n"
+"  -d, --depth N            outstanding requests per flow (1)\n"
+"  -t, --tasks N            tasks per side, full mesh of t x t flows (1)\n"
+"  -T, --time S             seconds to run, 0 = until interrupted (0)\n"
+"  -o, --one-way            only the active side sends requests\n"
+"  -Q, --tos N              type of service (SIOCRDSSETTOS after bind)\n"
+"  -D, --rdma-bytes N       RDMA bytes per request (0 = no RDMA)\n"
+"  -I, --rdma-buffers N     local iovecs per RDMA (1)\n"
+"  -M, --rdma-mode N        0 alternate read/write, 1 read, 2 write\n"
+"      --rdma-use-once 0|1  RDS_RDMA_USE_ONCE on the MR (0)\n"
+"      --rdma-use-get-mr 0|1  RDS_GET_MR + RDMA_DEST instead of RDMA_MAP (0)\n"
+"      --rdma-use-fence 0|1 RDS_RDMA_FENCE on reads (1)\n"
+"  -v, --verify             verify every message (the default)\n"
+"      --no-verify          check sequence and addressing only\n"
+"  -z, --report-summary     print only the summary\n"
+"      --show-params        print the option block\n"
+"      --show-perfdata      machine-readable per-second lines\n"
+"      --show-histogram     log2 histogram of round-trip times\n"
+"      --json FILE          machine-readable summary\n"
+"      --connect-retries N  retry the control connection N times (0)\n"
+"      --use-cong-monitor 0|1  RDS_CONG_MONITOR (1)\n"
+"      --transport ib|tcp   pin the RDS transport (SO_RDS_TRANSPORT)\n"
+"      --sndbuf N, --rcvbuf N  socket buffers of both sides (default: what\n"
+"                           is in flight); a small rcvbuf causes congestion\n"
+"\n"
+"Exit status: 0 success, 1 runtime or verification failure, 2 usage.\n",
+		HDR_BYTES);
+}
+
+int parse_size(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *s == '-')
+		return -1;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		v <<= 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		v <<= 30;
+		end++;
+		break;
+	}
+	if (*end || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_u32(const char *s, uint32_t *out, uint32_t max)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || v > max)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+#define BAD(...) do {					\
+	fprintf(stderr, "rds-stress: " __VA_ARGS__);	\
+	fputc('\n', stderr);				\
+	return -1;					\
+} while (0)
+
+/* Returns 0, or -1 after printing why (exit 2), or 1 for --help. */
+int options_parse(struct options *o, int argc, char **argv)
+{
+	uint32_t v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->port = 4000;
+	o->req_bytes = 1024;
+	o->ack_bytes = HDR_BYTES;
+	o->depth = 1;
+	o->tasks = 1;
+	o->cong_monitor = 1;
+	o->rdma_buffers = 1;
+	o->rdma_use_fence = 1;
+	o->verify = 1;
+	o->transport = -1;
+
+	while ((c = getopt_long(argc, argv, "r:s:p:q:a:d:t:T:oQ:D:I:M:vzh",
+				longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			if (inet_pton(AF_INET, optarg, &o->laddr) != 1)
+				BAD("-r %s: not an IPv4 address", optarg);
+			o->have_laddr = 1;
+			break;
+		case 's':
+			if (inet_pton(AF_INET, optarg, &o->peer) != 1)
+				BAD("-s %s: not an IPv4 address", optarg);
+			o->active = 1;
+			break;
+		case 'p':
+			if (parse_u32(optarg, &v, 65535 - 1 - MAX_TASKS) || !v)
+				BAD("-p %s: not a port (1-%u)", optarg,
+				    65535 - 1 - MAX_TASKS);
+			o->port = (uint16_t)v;
+			break;
+		case 'q':
+			if (parse_size(optarg, &o->req_bytes))
+				BAD("-q %s: not a size", optarg);
+			break;
+		case 'a':
+			if (parse_size(optarg, &o->ack_bytes))
+				BAD("-a %s: not a size", optarg);
+			break;
+		case 'd':
+			if (parse_u32(optarg, &o->depth, MAX_DEPTH) || !o->depth)
+				BAD("-d %s: depth must be 1-%u", optarg,
+				    MAX_DEPTH);
+			break;
+		case 't':
+			if (parse_u32(optarg, &o->tasks, MAX_TASKS) || !o->tasks)
+				BAD("-t %s: tasks must be 1-%u", optarg,
+				    MAX_TASKS);
+			break;
+		case 'T':
+			if (parse_u32(optarg, &o->time_s, 86400 * 365))
+				BAD("-T %s: not a number of seconds", optarg);
+			break;
+		case 'o':
+			o->one_way = 1;
+			break;
+		case 'Q':
+			if (parse_u32(optarg, &v, 255))
+				BAD("-Q %s: TOS must be 0-255", optarg);
+			o->tos = (uint8_t)v;
+			break;
+		case 'D':
+			if (parse_size(optarg, &o->rdma_bytes) ||
+			    o->rdma_bytes > MAX_MSG_BYTES)
+				BAD("-D %s: RDMA size must be at most 1M",
+				    optarg);
+			break;
+		case 'I':
+			if (parse_u32(optarg, &o->rdma_buffers, 1024) ||
+			    !o->rdma_buffers)
+				BAD("-I %s: must be 1-1024", optarg);
+			break;
+		case 'M':
+			if (parse_u32(optarg, &o->rdma_mode, 2))
+				BAD("-M %s: mode must be 0, 1 or 2", optarg);
+			break;
+		case OPT_RDMA_USE_ONCE:
+		case OPT_RDMA_USE_GET_MR:
+		case OPT_RDMA_USE_FENCE:
+		case OPT_CONG_MONITOR:
+			if (parse_u32(optarg, &v, 1))
+				BAD("--%s %s: must be 0 or 1",
+				    c == OPT_RDMA_USE_ONCE ? "rdma-use-once" :
+				    c == OPT_RDMA_USE_GET_MR ? "rdma-use-get-mr" :
+				    c == OPT_RDMA_USE_FENCE ? "rdma-use-fence" :
+				    "use-cong-monitor", optarg);
+			if (c == OPT_RDMA_USE_ONCE)
+				o->rdma_use_once = v;
+			else if (c == OPT_RDMA_USE_GET_MR)
+				o->rdma_use_get_mr = v;
+			else if (c == OPT_RDMA_USE_FENCE)
+				o->rdma_use_fence = v;
+			else
+				o->cong_monitor = v;
+			break;
+		case 'v':
+			o->verify = 1;
+			break;
+		case OPT_NO_VERIFY:
+			o->verify = 0;
+			break;
+		case 'z':
+			o->summary_only = 1;
+			break;
+		case OPT_SHOW_PARAMS:
+			o->show_params = 1;
+			break;
+		case OPT_SHOW_PERFDATA:
+			o->show_perfdata = 1;
+			break;
+		case OPT_SHOW_HISTOGRAM:
+			o->show_histogram = 1;
+			break;
+		case OPT_JSON:
+			o->json = optarg;
+			break;
+		case OPT_CONNECT_RETRIES:
+			if (parse_u32(optarg, &o->connect_retries, 100000))
+				BAD("--connect-retries %s: not a count",
+				    optarg);
+			break;
+		case OPT_TRANSPORT:
+			if (!strcmp(optarg, "ib"))
+				o->transport = 0;	/* RDS_TRANS_IB */
+			else if (!strcmp(optarg, "tcp"))
+				o->transport = 2;	/* RDS_TRANS_TCP */
+			else
+				BAD("--transport %s: ib or tcp", optarg);
+			break;
+		case OPT_SNDBUF:
+		case OPT_RCVBUF:
+			if (parse_size(optarg, &v) || v > (256U << 20))
+				BAD("--%s %s: a size up to 256M",
+				    c == OPT_SNDBUF ? "sndbuf" : "rcvbuf",
+				    optarg);
+			if (c == OPT_SNDBUF)
+				o->sndbuf = v;
+			else
+				o->rcvbuf = v;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc)
+		BAD("unexpected argument '%s' (see --help)", argv[optind]);
+	if (o->req_bytes < HDR_BYTES || o->req_bytes > MAX_MSG_BYTES)
+		BAD("-q %u: requests must be %u bytes (the header) to 1M",
+		    o->req_bytes, HDR_BYTES);
+	if (o->ack_bytes < HDR_BYTES || o->ack_bytes > MAX_MSG_BYTES)
+		BAD("-a %u: acks must be %u bytes (the header) to 1M",
+		    o->ack_bytes, HDR_BYTES);
+	return 0;
+}
+
+void options_show(const struct options *o, FILE *f)
+{
+	char l[INET_ADDRSTRLEN] = "auto", p[INET_ADDRSTRLEN] = "-";
+
+	if (o->have_laddr)
+		inet_ntop(AF_INET, &o->laddr, l, sizeof(l));
+	if (o->active)
+		inet_ntop(AF_INET, &o->peer, p, sizeof(p));
+	fprintf(f, "Options:\n");
+	fprintf(f, "  %-16s %s\n", "side", o->active ? "active" : "passive");
+	fprintf(f, "  %-16s %s\n", "local address", l);
+	fprintf(f, "  %-16s %s\n", "peer address", p);
+	fprintf(f, "  %-16s %u (RDS ports %u-%u)\n", "control port", o->port,
+		o->port + 1, o->port + o->tasks);
+	fprintf(f, "  %-16s %u\n", "tasks", o->tasks);
+	fprintf(f, "  %-16s %u\n", "depth", o->depth);
+	fprintf(f, "  %-16s %u\n", "req bytes", o->req_bytes);
+	fprintf(f, "  %-16s %u\n", "ack bytes", o->ack_bytes);
+	fprintf(f, "  %-16s %u\n", "time (s)", o->time_s);
+	fprintf(f, "  %-16s %s\n", "one way", o->one_way ? "yes" : "no");
+	fprintf(f, "  %-16s %u\n", "tos", o->tos);
+	fprintf(f, "  %-16s %s\n", "cong monitor", o->cong_monitor ? "on" : "off");
+	fprintf(f, "  %-16s %s\n", "transport", o->transport < 0 ? "auto" :
+		o->transport == 0 ? "ib" : "tcp");
+	fprintf(f, "  %-16s %u\n", "sndbuf", o->sndbuf);
+	fprintf(f, "  %-16s %u\n", "rcvbuf", o->rcvbuf);
+	fprintf(f, "  %-16s %u\n", "rdma bytes", o->rdma_bytes);
+	fprintf(f, "  %-16s %u\n", "rdma buffers", o->rdma_buffers);
+	fprintf(f, "  %-16s %u\n", "rdma mode", o->rdma_mode);
+	fprintf(f, "  %-16s %d\n", "rdma use once", o->rdma_use_once);
+	fprintf(f, "  %-16s %d\n", "rdma use get mr", o->rdma_use_get_mr);
+	fprintf(f, "  %-16s %d\n", "rdma use fence", o->rdma_use_fence);
+	fprintf(f, "  %-16s %s\n", "verify", o->verify ? "on" : "off");
+	fprintf(f, "  %-16s %016llx\n", "run id", (unsigned long long)o->run_id);
+}
+
+/* The options the passive side takes from the active side. */
+int options_to_text(const struct options *o, const struct in_addr *addr,
+		    char *buf, size_t len)
+{
+	char a[INET_ADDRSTRLEN];
+	int n;
+
+	inet_ntop(AF_INET, addr, a, sizeof(a));
+	n = snprintf(buf, len,
+		     "addr=%s\nreq=%u\nack=%u\ndepth=%u\ntasks=%u\ntime=%u\n"
+		     "oneway=%d\ntos=%u\ncong=%d\ntransport=%d\nrdma=%u\n"
+		     "rdmabufs=%u\nrdmamode=%u\nonce=%d\ngetmr=%d\nfence=%d\n"
+		     "verify=%d\nrunid=%llu\nsndbuf=%u\nrcvbuf=%u\n",
+		     a, o->req_bytes, o->ack_bytes, o->depth, o->tasks,
+		     o->time_s, o->one_way, o->tos, o->cong_monitor,
+		     o->transport, o->rdma_bytes, o->rdma_buffers,
+		     o->rdma_mode, o->rdma_use_once, o->rdma_use_get_mr,
+		     o->rdma_use_fence, o->verify,
+		     (unsigned long long)o->run_id, o->sndbuf, o->rcvbuf);
+	return n < 0 || (size_t)n >= len ? -1 : n;
+}
+
+int options_from_text(struct options *o, struct in_addr *addr,
+		      const char *text)
+{
+	char key[32], val[64];
+	const char *p = text;
+	int seen = 0, n;
+
+	while (*p) {
+		unsigned long long v;
+
+		if (sscanf(p, "%31[^=]=%63[^\n]%n", key, val, &n) != 2)
+			return -1;
+		p += n;
+		if (*p == '\n')
+			p++;
+		if (!strcmp(key, "addr")) {
+			if (inet_pton(AF_INET, val, addr) != 1)
+				return -1;
+			seen++;
+			continue;
+		}
+		if (!strcmp(key, "transport")) {
+			o->transport = atoi(val);
+			continue;
+		}
+		v = strtoull(val, NULL, 10);
+		if (!strcmp(key, "req"))
+			o->req_bytes = v;
+		else if (!strcmp(key, "ack"))
+			o->ack_bytes = v;
+		else if (!strcmp(key, "depth"))
+			o->depth = v;
+		else if (!strcmp(key, "tasks"))
+			o->tasks = v;
+		else if (!strcmp(key, "time"))
+			o->time_s = v;
+		else if (!strcmp(key, "oneway"))
+			o->one_way = v;
+		else if (!strcmp(key, "tos"))
+			o->tos = v;
+		else if (!strcmp(key, "cong"))
+			o->cong_monitor = v;
+		else if (!strcmp(key, "rdma"))
+			o->rdma_bytes = v;
+		else if (!strcmp(key, "rdmabufs"))
+			o->rdma_buffers = v;
+		else if (!strcmp(key, "rdmamode"))
+			o->rdma_mode = v;
+		else if (!strcmp(key, "once"))
+			o->rdma_use_once = v;
+		else if (!strcmp(key, "getmr"))
+			o->rdma_use_get_mr = v;
+		else if (!strcmp(key, "fence"))
+			o->rdma_use_fence = v;
+		else if (!strcmp(key, "verify"))
+			o->verify = v;
+		else if (!strcmp(key, "runid"))
+			o->run_id = v;
+		else if (!strcmp(key, "sndbuf"))
+			o->sndbuf = v;
+		else if (!strcmp(key, "rcvbuf"))
+			o->rcvbuf = v;
+		else
+			return -1;
+	}
+	if (!seen || !o->tasks || o->tasks > MAX_TASKS || !o->depth ||
+	    o->depth > MAX_DEPTH || o->req_bytes < HDR_BYTES ||
+	    o->req_bytes > MAX_MSG_BYTES || o->ack_bytes < HDR_BYTES ||
+	    o->ack_bytes > MAX_MSG_BYTES)
+		return -1;
+	return 0;
+}

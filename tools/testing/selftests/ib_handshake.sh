@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The IB listener judges each connection request by its handshake: host 2
+# runs the user-space peer (tools/testing/peer/hs_peer, built from the
+# module's own net/ib/hs.c) against host 1's module with a valid handshake
+# and with each kind of malformed one.  The valid one is accepted with our
+# handshake in the answer; each other is refused with the right reason,
+# which host 1 counts.  Then each allocation of the accept path fails in
+# turn (fault_nth): the request is refused as "busy", nothing leaks, and
+# the next request is accepted.
+. "$(dirname "$0")/lib.sh"
+
+peer=$RDS_BUILD/peer/hs_peer
+P=/sys/module/rds/parameters
+rds_loaded || { ksft_fail "rds loaded"; ksft_exit; }
+# mode : what the answer must say
+cases="valid:accepted magic:not-RDS major:version flags:flags gen0:generation-0
+frag:fragment-size credits:credits short:generation-0 empty:not-RDS"
+
+if [ "$RDS_HOST" = 1 ]; then
+	before=$(cat $P/ib_handshakes)
+	echo "# before: $before"
+	barrier ready 60 || { ksft_fail "barrier ready"; ksft_exit; }
+	barrier done 600 || { ksft_fail "barrier done"; ksft_exit; }
+	after=$(cat $P/ib_handshakes)
+	echo "# after: $after"
+	# Expected increments: accepted 1, not RDS 2, generation 0 2, others 1.
+	expect="accepted=1 not_RDS=2 version=1 flags=1 generation_0=2 fragment_size=1 credits=1"
+	b=$(echo "$before" | sed 's/not RDS/not_RDS/; s/generation 0/generation_0/; s/fragment size/fragment_size/')
+	a=$(echo "$after" | sed 's/not RDS/not_RDS/; s/generation 0/generation_0/; s/fragment size/fragment_size/')
+	for e in $expect; do
+		k=${e%=*}
+		want=${e#*=}
+		vb=$(echo "$b" | tr ' ' '\n' | awk -F= -v k="$k" '$1 == k { print $2 }')
+		va=$(echo "$a" | tr ' ' '\n' | awk -F= -v k="$k" '$1 == k { print $2 }')
+		check "host 1 counted $k +$want" test $((va - vb)) = "$want"
+	done
+	check "refusals logged with the peer's address" \
+		bash -c "dmesg | grep -q 'refused a connection from $RDS_PEER'"
+	for n in 1 2 3; do
+		echo "$n" > $P/fault_nth
+		barrier "fault$n" 60 || ksft_fail "barrier fault$n"
+		barrier "faulted$n" 300 || ksft_fail "barrier faulted$n"
+		echo 0 > $P/fault_nth
+	done
+	check "accept-path faults injected and logged" \
+		bash -c "[ \$(dmesg | grep -c 'rds: fault injected.*rds_ib_cm_accept') -ge 3 ]"
+	barrier last 300 || ksft_fail "barrier last"
+else
+	barrier ready 60 || { ksft_fail "barrier ready"; ksft_exit; }
+	for c in $cases; do
+		mode=${c%%:*}
+		want=${c#*:}
+		want=${want//-/ }
+		out=$("$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -m "$mode" 2>&1)
+		rc=$?
+		echo "# $mode: $out (exit $rc)"
+		if [ "$want" = accepted ]; then
+			check "$mode handshake accepted" test $rc = 0
+		else
+			check "$mode handshake refused: $want" \
+				bash -c "[ $rc = 3 ] && echo '$out' | grep -q '^refused: $want '"
+		fi
+	done
+	barrier done 60 || ksft_fail "barrier done"
+	for n in 1 2 3; do
+		barrier "fault$n" 60 || ksft_fail "barrier fault$n"
+		out=$("$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -m valid 2>&1)
+		rc=$?
+		echo "# fault $n: $out (exit $rc)"
+		check "allocation $n of the accept path fails: refused busy" \
+			bash -c "[ $rc = 3 ] && echo '$out' | grep -q '^refused: busy '"
+		barrier "faulted$n" 60 || ksft_fail "barrier faulted$n"
+	done
+	barrier last 300 || ksft_fail "barrier last"
+	check "accepted again after the faults" \
+		"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -m valid
+fi
+ksft_exit

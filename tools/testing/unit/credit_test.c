@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit test of net/ib/credit.c, credit-based flow control.
+ *
+ * Two sides, each with P receive buffers for the connection plus a control
+ * reserve of one, are driven through every ordering (to a depth) of: send
+ * a data message, send a credit update when the policy wants one, deliver
+ * the oldest frame in flight either way, a control frame's send completion
+ * (any time after its delivery), and refill a consumed receive buffer.
+ * Checked:
+ *   - no SEND ever arrives without a posted receive buffer (no RNR), so a
+ *     sender never has more data SENDs in flight than it was granted;
+ *   - the receiver never sees a credit violation from a correct sender;
+ *   - no deadlock: from every reached state, delivering, refilling and
+ *     sending the updates the policy asks for lets both sides send data
+ *     again.
+ * Then long random walks with a printed seed, and the recv checks against
+ * a misbehaving peer.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../../net/ib/credit.h"
+
+#define MAXF	64
+#define MAXAVAIL 1000
+
+static int failures;
+static unsigned long states;
+static int tap_n;
+
+struct frame { u8 grant; bool data; };
+
+struct side {
+	struct rds_ib_credit c;
+	int posted;		/* receive buffers posted for the connection */
+	int consumed;		/* used by an arrival, not yet refilled */
+	int reserve;		/* control reserve posted (0 or 1) */
+	int ctrl_delivered;	/* our control frame arrived, completion due */
+	int sent;
+};
+
+struct model {
+	int p[2];		/* buffers per side */
+	int threshold;
+	struct side s[2];
+	struct frame wire[2][MAXF];	/* wire[x]: x -> other */
+	int n[2];
+};
+
+enum { E_DATA, E_UPDATE, E_DELIVER, E_CTRL_DONE, E_REFILL, E_MAX };
+
+#define FAIL(fmt, ...) do {						\
+	if (++failures < 10)						\
+		printf("# FAIL %s:%d: " fmt "\n", __FILE__, __LINE__,	\
+		       ##__VA_ARGS__);					\
+	return -1;							\
+} while (0)
+
+static void init_model(struct model *m, int p0, int p1, int threshold)
+{
+	memset(m, 0, sizeof(*m));
+	m->p[0] = p0;
+	m->p[1] = p1;
+	m->threshold = threshold;
+	m->s[0].posted = p0;
+	m->s[1].posted = p1;
+	m->s[0].reserve = 1;
+	m->s[1].reserve = 1;
+	/* Handshake: each grants the other all of its posted buffers. */
+	rds_ib_credit_init(&m->s[0].c, p1, p0);
+	rds_ib_credit_init(&m->s[1].c, p0, p1);
+}
+
+static bool enabled(const struct model *m, int e, int x, int maxsent)
+{
+	struct rds_ib_credit c = m->s[x].c;
+	u8 g;
+
+	switch (e) {
+	case E_DATA:
+		return m->s[x].sent < maxsent && m->n[x] < MAXF &&
+		       rds_ib_credit_take(&c, &g);
+	case E_UPDATE:
+		(void)g;
+		return m->n[x] < MAXF &&
+		       rds_ib_credit_want_update(&c, m->threshold);
+	case E_DELIVER:
+		return m->n[x] > 0;
+	case E_CTRL_DONE:
+		return m->s[x].ctrl_delivered;
+	case E_REFILL:
+		return m->s[x].consumed > 0;
+	}
+	return false;
+}
+
+static int step(struct model *m, int e, int x)
+{
+	struct side *me = &m->s[x], *peer = &m->s[!x];
+	struct frame f;
+	u8 g;
+
+	switch (e) {
+	case E_DATA:
+	case E_UPDATE:
+		if (e == E_UPDATE)
+			rds_ib_credit_take_ctrl(&me->c, &g);
+		else if (!rds_ib_credit_take(&me->c, &g))
+			FAIL("take refused although enabled");
+		m->wire[x][m->n[x]].grant = g;
+		m->wire[x][m->n[x]].data = e == E_DATA;
+		m->n[x]++;
+		if (e == E_DATA)
+			me->sent++;
+		return 0;
+	case E_DELIVER:
+		f = m->wire[x][0];
+		memmove(&m->wire[x][0], &m->wire[x][1],
+			(m->n[x] - 1) * sizeof(f));
+		m->n[x]--;
+		if (f.data) {
+			if (peer->posted <= 0)
+				FAIL("RNR: side %d got data with no receive posted",
+				     !x);
+			peer->posted--;
+			peer->consumed++;
+		} else {
+			/* Taken from the reserve, reposted at once. */
+			if (peer->reserve <= 0)
+				FAIL("RNR: side %d got a control frame with no reserve",
+				     !x);
+			me->ctrl_delivered = 1;
+		}
+		if (!rds_ib_credit_recv(&peer->c, f.data, f.grant, MAXAVAIL))
+			FAIL("side %d refused a correct sender's frame", !x);
+		return 0;
+	case E_CTRL_DONE:
+		me->ctrl_delivered = 0;
+		rds_ib_credit_ctrl_done(&me->c);
+		return 0;
+	case E_REFILL:
+		me->consumed--;
+		me->posted++;
+		rds_ib_credit_refilled(&me->c, 1);
+		return 0;
+	}
+	return -1;
+}
+
+/* Settle: deliver, refill and send wanted updates until nothing moves. */
+static int settle(struct model *m)
+{
+	int guard, x, moved;
+
+	for (guard = 0; guard < 10000; guard++) {
+		moved = 0;
+		for (x = 0; x < 2; x++) {
+			if (enabled(m, E_DELIVER, x, 0)) {
+				if (step(m, E_DELIVER, x))
+					return -1;
+				moved = 1;
+			} else if (enabled(m, E_CTRL_DONE, x, 0)) {
+				if (step(m, E_CTRL_DONE, x))
+					return -1;
+				moved = 1;
+			} else if (enabled(m, E_REFILL, x, 0)) {
+				if (step(m, E_REFILL, x))
+					return -1;
+				moved = 1;
+			} else if (enabled(m, E_UPDATE, x, 0)) {
+				if (step(m, E_UPDATE, x))
+					return -1;
+				moved = 1;
+			}
+		}
+		if (!moved)
+			return 0;
+	}
+	FAIL("updates never stop");
+}
+
+static int check_live(const struct model *m0)
+{
+	struct model m = *m0;
+	int x;
+
+	if (settle(&m))
+		return -1;
+	for (x = 0; x < 2; x++) {
+		if (m.s[x].posted + m.s[x].consumed != m.p[x])
+			FAIL("side %d lost receive buffers", x);
+		if (!enabled(&m, E_DATA, x, 1 << 30))
+			FAIL("deadlock: side %d cannot send (avail %u unadv %u "
+			     "peer_avail %u; peer avail %u unadv %u)", x,
+			     m.s[x].c.avail, m.s[x].c.unadv, m.s[x].c.peer_avail,
+			     m.s[!x].c.avail, m.s[!x].c.unadv);
+	}
+	return 0;
+}
+
+static void explore(const struct model *m, int depth, int maxsent)
+{
+	struct model c;
+	int e, x;
+
+	if (failures >= 10)
+		return;
+	states++;
+	if (check_live(m) || !depth)
+		return;
+	for (e = 0; e < E_MAX; e++) {
+		for (x = 0; x < 2; x++) {
+			if (!enabled(m, e, x, maxsent))
+				continue;
+			c = *m;
+			if (step(&c, e, x) == 0)
+				explore(&c, depth - 1, maxsent);
+		}
+	}
+}
+
+static void report(const char *name, int before)
+{
+	printf("%sok %d %s\n", failures > before ? "not " : "", ++tap_n, name);
+}
+
+static u64 rng;
+
+static unsigned int rnd(unsigned int n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng % n;
+}
+
+static int misbehaving_peer(void)
+{
+	struct rds_ib_credit c;
+	u8 g;
+
+	rds_ib_credit_init(&c, 0, 2);
+	if (rds_ib_credit_take(&c, &g))
+		FAIL("sent with no credit");
+	if (!rds_ib_credit_recv(&c, true, 0, MAXAVAIL) ||
+	    !rds_ib_credit_recv(&c, true, 0, MAXAVAIL))
+		FAIL("two granted sends refused");
+	if (rds_ib_credit_recv(&c, true, 0, MAXAVAIL))
+		FAIL("a third data SEND beyond the grant accepted");
+	if (!rds_ib_credit_recv(&c, false, 1, MAXAVAIL))
+		FAIL("a control frame needs no grant");
+	rds_ib_credit_init(&c, MAXAVAIL - 10, 5);
+	if (rds_ib_credit_recv(&c, false, 11, MAXAVAIL))
+		FAIL("a grant past the maximum accepted");
+	rds_ib_credit_init(&c, 1, 0);
+	rds_ib_credit_refilled(&c, 300);
+	if (!rds_ib_credit_want_update(&c, 1000))
+		FAIL("no update for a peer with no grant left");
+	rds_ib_credit_take_ctrl(&c, &g);
+	if (g != 255 || c.unadv != 45)
+		FAIL("grants are capped at 255 per frame (%u, %u left)", g,
+		     c.unadv);
+	if (rds_ib_credit_want_update(&c, 1))
+		FAIL("a second control frame while one is in flight");
+	rds_ib_credit_ctrl_done(&c);
+	if (!rds_ib_credit_want_update(&c, 1))
+		FAIL("no update once the first completed");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	u64 seed = argc > 1 ? strtoull(argv[1], NULL, 0) : (u64)time(NULL);
+	static const int cfg[][3] = {
+		/* buffers side 0, side 1, update threshold */
+		{ 1, 1, 1 }, { 1, 2, 2 }, { 2, 2, 2 }, { 2, 3, 1 }, { 3, 3, 2 },
+		{ 4, 2, 3 },
+	};
+	struct model m;
+	unsigned int k, w;
+	char name[160];
+	int f;
+
+	rng = seed | 1;
+	printf("TAP version 13\n1..%zu\n", sizeof(cfg) / sizeof(cfg[0]) + 2);
+	printf("# seed 0x%llx (rerun: %s 0x%llx)\n", (unsigned long long)seed,
+	       argv[0], (unsigned long long)seed);
+
+	for (k = 0; k < sizeof(cfg) / sizeof(cfg[0]); k++) {
+		f = failures;
+		states = 0;
+		init_model(&m, cfg[k][0], cfg[k][1], cfg[k][2]);
+		explore(&m, 11, 4);
+		snprintf(name, sizeof(name),
+			 "every ordering to depth 11, buffers %d/%d, threshold %d: "
+			 "%lu states, no RNR, no deadlock",
+			 cfg[k][0], cfg[k][1], cfg[k][2], states);
+		report(name, f);
+	}
+
+	f = failures;
+	for (w = 0; w < 20000 && failures == f; w++) {
+		int i, p0 = 1 + rnd(40), p1 = 1 + rnd(40);
+
+		init_model(&m, p0, p1, 1 + rnd(p0 > p1 ? p0 : p1));
+		for (i = 0; i < 400; i++) {
+			int e = rnd(E_MAX), x = rnd(2);
+
+			if (enabled(&m, e, x, 1 << 30) && step(&m, e, x))
+				break;
+			if (i % 50 == 0 && check_live(&m))
+				break;
+		}
+	}
+	report("20000 random walks of 400 events, 1..40 buffers a side", f);
+
+	f = failures;
+	misbehaving_peer();
+	report("a peer sending beyond its grant or over-granting is caught", f);
+	return failures ? 1 : 0;
+}

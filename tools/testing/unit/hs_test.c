@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit test of net/ib/hs.c, the IB connection handshake private data.
+ *
+ * The decoder is checked against a deliberately naive reference written
+ * here from the layout in hs.h (byte offsets, big-endian by hand): every
+ * length, every value of every single byte of a valid handshake, random
+ * handshakes (printed seed), and version negotiation for every offer.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../../net/ib/hs.h"
+
+static int failures;
+static int tap_n;
+
+#define EXPECT(cond, fmt, ...) do {					\
+	if (!(cond)) {							\
+		if (++failures < 20)					\
+			printf("# FAIL %s:%d: " fmt "\n", __FILE__,	\
+			       __LINE__, ##__VA_ARGS__);		\
+	}								\
+} while (0)
+
+static void report(const char *name, int before)
+{
+	printf("%sok %d %s\n", failures > before ? "not " : "", ++tap_n, name);
+}
+
+static u64 get_be(const unsigned char *p, int n)
+{
+	u64 v = 0;
+
+	while (n--)
+		v = v << 8 | *p++;
+	return v;
+}
+
+/* The reference: what decode must say about these bytes. */
+static enum rds_ib_hs_reason ref_decode(const unsigned char *b, size_t len)
+{
+	if (len < 40)
+		return RDS_IB_HS_R_SHORT;
+	if (get_be(b, 4) != 0x52445369)
+		return RDS_IB_HS_R_MAGIC;
+	if (b[4] != 1)
+		return RDS_IB_HS_R_VERSION;
+	if (get_be(b + 6, 2) || b[37])
+		return RDS_IB_HS_R_FLAGS;
+	if (!get_be(b + 8, 4))
+		return RDS_IB_HS_R_GEN;
+	if (b[36] < 12 || b[36] > 16)
+		return RDS_IB_HS_R_FRAG;
+	if (get_be(b + 32, 4) > 65535)
+		return RDS_IB_HS_R_CREDITS;
+	return RDS_IB_HS_OK;
+}
+
+/* And the fields decode must produce when it accepts. */
+static void ref_fields_match(const unsigned char *b, const struct rds_ib_hs *hs)
+{
+	EXPECT(hs->major == b[4] && hs->minor == b[5], "version fields");
+	EXPECT(hs->hello.gen == get_be(b + 8, 4), "gen");
+	EXPECT(hs->hello.peer_gen == get_be(b + 12, 4), "peer_gen");
+	EXPECT(hs->hello.rx_next == get_be(b + 16, 8), "rx_next");
+	EXPECT(hs->hello.tx_first == get_be(b + 24, 8), "tx_first");
+	EXPECT(hs->credits == get_be(b + 32, 4), "credits");
+	EXPECT(hs->frag_shift == b[36], "frag_shift");
+	EXPECT(hs->tos == b[38] && hs->reason == b[39], "tos, reason");
+}
+
+static u64 rng = 1;
+
+static u64 rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void valid(struct rds_ib_hs *hs)
+{
+	memset(hs, 0, sizeof(*hs));
+	hs->major = RDS_IB_HS_MAJOR;
+	hs->minor = rnd() & 7;
+	hs->hello.gen = (u32)rnd() | 1;
+	hs->hello.peer_gen = (u32)rnd();
+	hs->hello.rx_next = rnd();
+	hs->hello.tx_first = rnd();
+	hs->credits = rnd() % 65536;
+	hs->frag_shift = 12 + rnd() % 5;
+	hs->tos = rnd();
+	hs->reason = rnd() % RDS_IB_HS_R_MAX;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned char buf[64], b2[64];
+	struct rds_ib_hs hs, out;
+	u64 seed = argc > 1 ? strtoull(argv[1], NULL, 0) : (u64)time(NULL);
+	unsigned int i, v, len, major, minor;
+	int f;
+
+	rng = seed | 1;
+	printf("TAP version 13\n1..6\n# seed 0x%llx (rerun: %s 0x%llx)\n",
+	       (unsigned long long)seed, argv[0], (unsigned long long)seed);
+
+	f = failures;
+	for (i = 0; i < 100000; i++) {
+		valid(&hs);
+		memset(buf, 0, sizeof(buf));
+		rds_ib_hs_encode(&hs, buf);
+		EXPECT(ref_decode(buf, 40) == RDS_IB_HS_OK, "reference accepts");
+		memset(&out, 0xaa, sizeof(out));
+		EXPECT(rds_ib_hs_decode(buf, 40, &out) == RDS_IB_HS_OK,
+		       "decode accepts a valid handshake");
+		ref_fields_match(buf, &out);
+		EXPECT(!memcmp(&out.hello, &hs.hello, sizeof(hs.hello)) &&
+		       out.credits == hs.credits && out.tos == hs.tos &&
+		       out.frag_shift == hs.frag_shift, "round trip");
+	}
+	report("100000 random handshakes round-trip", f);
+
+	f = failures;
+	valid(&hs);
+	memset(buf, 0, sizeof(buf));
+	rds_ib_hs_encode(&hs, buf);
+	for (len = 0; len <= sizeof(buf); len++)
+		EXPECT(rds_ib_hs_decode(buf, len, &out) == ref_decode(buf, len),
+		       "length %u", len);
+	EXPECT(rds_ib_hs_decode(NULL, 0, &out) == RDS_IB_HS_R_SHORT, "NULL");
+	report("every length 0..64: short ones refused, trailing bytes ignored", f);
+
+	f = failures;
+	for (i = 0; i < 40; i++) {
+		for (v = 0; v < 256; v++) {
+			enum rds_ib_hs_reason r;
+
+			memcpy(b2, buf, sizeof(b2));
+			b2[i] = v;
+			r = rds_ib_hs_decode(b2, 40, &out);
+			EXPECT(r == ref_decode(b2, 40),
+			       "byte %u = 0x%02x: decode %d, reference %d", i, v,
+			       r, ref_decode(b2, 40));
+			if (r == RDS_IB_HS_OK)
+				ref_fields_match(b2, &out);
+		}
+	}
+	report("every value of every byte: decode agrees with the reference", f);
+
+	f = failures;
+	for (i = 0; i < 200000; i++) {
+		for (len = 0; len < 40; len++)
+			b2[len] = rnd();
+		/* Half of them start as valid handshakes. */
+		if (i & 1)
+			memcpy(b2, buf, 8);
+		len = rnd() % 65;
+		EXPECT(rds_ib_hs_decode(b2, len, &out) == ref_decode(b2, len),
+		       "random bytes, length %u", len);
+	}
+	report("200000 random byte strings: decode agrees with the reference", f);
+
+	f = failures;
+	for (major = 0; major < 256; major++) {
+		for (minor = 0; minor < 256; minor++) {
+			u8 use = 0xff, mine = RDS_IB_HS_MINOR;
+			enum rds_ib_hs_reason r;
+
+			hs.major = major;
+			hs.minor = minor;
+			hs.tos = 3;
+			r = rds_ib_hs_negotiate(&hs, 3, &use);
+			if (major != RDS_IB_HS_MAJOR) {
+				EXPECT(r == RDS_IB_HS_R_VERSION, "major %u", major);
+			} else {
+				EXPECT(r == RDS_IB_HS_OK, "major %u", major);
+				EXPECT(use == (minor < mine ? minor : mine),
+				       "minor %u -> %u", minor, use);
+			}
+		}
+	}
+	{
+		u8 use;
+
+		hs.major = RDS_IB_HS_MAJOR;
+		EXPECT(rds_ib_hs_negotiate(&hs, 4, &use) == RDS_IB_HS_R_TOS,
+		       "TOS mismatch refused");
+	}
+	report("negotiation: other majors refused, min(minor) used, TOS checked",
+	       f);
+
+	f = failures;
+	for (i = 0; i < RDS_IB_HS_R_MAX + 10; i++)
+		EXPECT(rds_ib_hs_reason_name(i) && *rds_ib_hs_reason_name(i),
+		       "reason %u has a name", i);
+	report("every refusal reason has a name", f);
+	return failures ? 1 : 0;
+}
