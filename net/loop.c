@@ -9,6 +9,8 @@
 
 #include <linux/in.h>
 #include <linux/inetdevice.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <net/addrconf.h>
 #include <net/route.h>
@@ -75,6 +77,42 @@ static int rds_loop_conn_connect(struct rds_connection *conn)
 	return 0;
 }
 
+/* Test only: with loop_hold_acks=1 loopback delivers but does not
+ * acknowledge, so unacknowledged bytes pile up as on a network whose
+ * peer is slow to ACK and the full-send-buffer paths can be tested on one
+ * host; writing 0 acknowledges everything delivered.
+ */
+static bool rds_loop_hold_acks;
+
+static void rds_loop_release_acks(struct rds_connection *conn, void *arg)
+{
+	if (conn->c_trans == &rds_loop_transport)
+		rds_send_drop_acked(conn, READ_ONCE(conn->c_loop_delivered));
+}
+
+static int rds_loop_hold_acks_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	int ret = param_set_bool(val, kp);
+
+	/* Pairs with the barrier in rds_loop_xmit(): either it sees the
+	 * hold cleared, or this walk sees what it delivered.
+	 */
+	smp_mb();
+	if (!ret && !READ_ONCE(rds_loop_hold_acks))
+		rds_conn_for_each(NULL, rds_loop_release_acks, NULL);
+	return ret;
+}
+
+static const struct kernel_param_ops rds_loop_hold_acks_ops = {
+	.set	= rds_loop_hold_acks_set,
+	.get	= param_get_bool,
+};
+module_param_cb(loop_hold_acks, &rds_loop_hold_acks_ops,
+		&rds_loop_hold_acks, 0600);
+MODULE_PARM_DESC(loop_hold_acks,
+		 "Test only: loopback holds its acknowledgments until set to 0");
+
 static int rds_loop_xmit(struct rds_connection *conn, struct rds_message *rm)
 {
 	struct rds_connection *peer = READ_ONCE(conn->c_loop_peer);
@@ -90,7 +128,10 @@ static int rds_loop_xmit(struct rds_connection *conn, struct rds_message *rm)
 	rds_inc_put(&rm->m_inc);
 
 	/* Delivered (or dropped for good): that is the acknowledgment. */
-	rds_send_drop_acked(conn, seq);
+	WRITE_ONCE(conn->c_loop_delivered, seq);
+	smp_mb();	/* pairs with rds_loop_hold_acks_set() */
+	if (!READ_ONCE(rds_loop_hold_acks))
+		rds_send_drop_acked(conn, seq);
 	return 0;
 }
 

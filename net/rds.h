@@ -128,6 +128,7 @@ struct rds_connection {
 	struct rds_transport	*c_trans;
 	void			*c_transport_data;
 	struct rds_connection	*c_loop_peer;	/* loopback: reverse conn */
+	u64			c_loop_delivered; /* loopback: last seq delivered */
 	struct rds_cong_map	*c_lcong;
 	struct rds_cong_map	*c_fcong;
 	atomic_t		c_state;

@@ -12,6 +12,7 @@
 #include <net/sock.h>
 
 #include "rds.h"
+#include "seq.h"
 
 /* Take rm off its socket: drop it from rs_send_queue (releasing its
  * snd_bytes) if it is still there, and drop the socket reference.
@@ -54,7 +55,7 @@ void rds_send_drop_acked(struct rds_connection *conn, u64 ack)
 
 	spin_lock_bh(&conn->c_lock);
 	list_for_each_entry_safe(rm, tmp, &conn->c_retrans, m_conn_item) {
-		if ((s64)(be64_to_cpu(rm->m_inc.i_hdr.h_sequence) - ack) > 0)
+		if (rds_seq_after(be64_to_cpu(rm->m_inc.i_hdr.h_sequence), ack))
 			break;
 		list_move_tail(&rm->m_conn_item, &list);
 		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
