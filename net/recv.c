@@ -10,6 +10,7 @@
 #include <net/sock.h>
 
 #include "rds.h"
+#include "seq.h"
 
 void rds_inc_init(struct rds_incoming *inc, struct rds_connection *conn,
 		  const struct in6_addr *saddr)
@@ -101,7 +102,7 @@ void rds_recv_incoming(struct rds_connection *conn,
 
 	/* A retransmission of something already delivered. */
 	spin_lock_bh(&conn->c_lock);
-	if (seq < conn->c_next_rx_seq &&
+	if (rds_seq_before(seq, conn->c_next_rx_seq) &&
 	    (hdr->h_flags & RDS_FLAG_RETRANSMITTED))
 		drop = true;
 	else
