@@ -23,7 +23,8 @@ check "qperf server listens" wait_for 30 listening
 run() {
 	local pattern=$1
 	shift
-	timeout 60 qperf -t 2 "$@" > "$log" 2>&1 || { cat "$log"; return 1; }
+	# -ws: qperf's server is briefly not listening between two tests.
+	timeout 60 qperf -ws 20 -t 2 "$@" > "$log" 2>&1 || { cat "$log"; return 1; }
 	cat "$log"
 	grep -Eq "$pattern" "$log"
 }
