@@ -5,8 +5,11 @@
  * answer.  It encodes and decodes with the module's own net/ib/hs.c, so
  * the two cannot drift.
  *
- *   hs_peer -s SRC -d DST [-p PORT] [-m MODE] [-r RETRIES]
+ *   hs_peer -s SRC -d DST [-p PORT] [-m MODE] [-r RETRIES] [-H SECONDS]
  *
+ * -H: once accepted, stay connected up to SECONDS and report the first
+ * connection event the module causes ("held: RDMA_CM_EVENT_DISCONNECTED
+ * from the module") or "held: still connected".
  * MODE: valid, magic, major, flags, gen0, frag, credits, short, empty.
  * Prints "accepted ..." (exit 0) or "refused: REASON" (exit 3); exit 1 on
  * errors, 2 on usage.  rdma_cm over emulated rxe sometimes rejects a first
@@ -16,6 +19,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <netdb.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +31,7 @@
 #include "../../../net/ib/hs.h"
 
 static struct rdma_event_channel *ec;
+static int hold;	/* -H: seconds to stay connected after the accept */
 
 static int wait_event(enum rdma_cm_event_type want, struct rdma_cm_event **out)
 {
@@ -158,6 +163,19 @@ static int attempt(struct sockaddr_in *src, struct sockaddr_in *dst,
 			       hs.hello.gen, 1u << hs.frag_shift, hs.credits);
 		ret = r ? 1 : 0;
 		rdma_ack_cm_event(ev);
+		fflush(stdout);
+		if (hold > 0) {
+			struct pollfd p = { .fd = ec->fd, .events = POLLIN };
+
+			if (poll(&p, 1, hold * 1000) > 0 &&
+			    !rdma_get_cm_event(ec, &ev)) {
+				printf("held: %s from the module\n",
+				       rdma_event_str(ev->event));
+				rdma_ack_cm_event(ev);
+				break;
+			}
+			printf("held: still connected after %d s\n", hold);
+		}
 		rdma_disconnect(id);
 		if (!rdma_get_cm_event(ec, &ev))
 			rdma_ack_cm_event(ev);
@@ -204,13 +222,14 @@ int main(int argc, char **argv)
 	unsigned char pd[56];
 	size_t pdlen;
 
-	while ((c = getopt(argc, argv, "s:d:p:m:r:")) != -1) {
+	while ((c = getopt(argc, argv, "s:d:p:m:r:H:")) != -1) {
 		switch (c) {
 		case 's': s = optarg; break;
 		case 'd': d = optarg; break;
 		case 'p': port = atoi(optarg); break;
 		case 'm': mode = optarg; break;
 		case 'r': retries = atoi(optarg); break;
+		case 'H': hold = atoi(optarg); break;
 		default: goto usage;
 		}
 	}
@@ -235,7 +254,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hs_peer: no answer after %d attempts\n", i);
 	return ret == 4 ? 1 : ret;
 usage:
-	fprintf(stderr, "usage: %s -s SRC -d DST [-p PORT] [-m MODE] [-r N]\n"
+	fprintf(stderr, "usage: %s -s SRC -d DST [-p PORT] [-m MODE] [-r N] [-H S]\n"
 		"MODE: valid magic major flags gen0 frag credits short empty\n",
 		argv[0]);
 	return 2;
