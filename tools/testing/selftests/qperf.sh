@@ -19,14 +19,25 @@ listening() {
 }
 check "qperf server listens" wait_for 30 listening
 
-# run PATTERN QPERF-ARGS...: qperf must finish and print PATTERN.
+# run PATTERN QPERF-ARGS...: qperf must finish and print PATTERN.  qperf's
+# server is sometimes not accepting right after the previous test ("connect
+# failed: Connection refused" on its control connection, -ws or not): such
+# an attempt is retried, up to 3, once the server listens again.
 run() {
-	local pattern=$1
+	local pattern=$1 attempt
 	shift
-	# -ws: qperf's server is briefly not listening between two tests.
-	timeout 60 qperf -ws 20 -t 2 "$@" > "$log" 2>&1 || { cat "$log"; return 1; }
-	cat "$log"
-	grep -Eq "$pattern" "$log"
+	for attempt in 1 2 3; do
+		wait_for 20 listening || return 1
+		if timeout 60 qperf -ws 20 -t 2 "$@" > "$log" 2>&1; then
+			cat "$log"
+			grep -Eq "$pattern" "$log"
+			return
+		fi
+		cat "$log"
+		grep -q 'connect failed' "$log" || return 1
+		echo "# qperf control connection refused: attempt $attempt"
+	done
+	return 1
 }
 bw='bw *= *[0-9.]+ [KMG]?B/sec'
 lat='latency *= *[0-9.]+ [mun]?s'
