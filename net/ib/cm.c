@@ -54,13 +54,27 @@ u32 rds_ib_gen;
 /* Handshake outcomes: [0] accepted, [reason] refused for that reason. */
 static atomic_t rds_ib_hs_count[RDS_IB_HS_R_MAX];
 
+/* Keys of the ib_handshakes listing: one word each, unlike the log names. */
+static const char *const rds_ib_hs_keys[RDS_IB_HS_R_MAX] = {
+	[RDS_IB_HS_OK]		= "accepted",
+	[RDS_IB_HS_R_SHORT]	= "short",
+	[RDS_IB_HS_R_MAGIC]	= "not_rds",
+	[RDS_IB_HS_R_VERSION]	= "version",
+	[RDS_IB_HS_R_FLAGS]	= "flags",
+	[RDS_IB_HS_R_GEN]	= "gen0",
+	[RDS_IB_HS_R_FRAG]	= "frag",
+	[RDS_IB_HS_R_CREDITS]	= "credits",
+	[RDS_IB_HS_R_TOS]	= "tos",
+	[RDS_IB_HS_R_BUSY]	= "busy",
+};
+
 static int rds_ib_hs_stats_get(char *buf, const struct kernel_param *kp)
 {
 	int i, len = 0;
 
 	for (i = 0; i < RDS_IB_HS_R_MAX; i++)
 		len += sysfs_emit_at(buf, len, "%s%s=%d", i ? " " : "",
-				     i ? rds_ib_hs_reason_name(i) : "accepted",
+				     rds_ib_hs_keys[i],
 				     atomic_read(&rds_ib_hs_count[i]));
 	len += sysfs_emit_at(buf, len, "\n");
 	return len;

@@ -13,7 +13,6 @@ P=/sys/module/rds/parameters
 rds_loaded || { ksft_fail "rds loaded"; ksft_exit; }
 since() { dmesg | tail -n +"$(($1 + 1))"; }
 seen() { since "$1" | grep -q "$2"; }
-accepted() { awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^accepted=/) { sub("accepted=", "", $i); print $i } }' $P/ib_handshakes; }
 
 for phase in device unload; do
 	if [ "$RDS_HOST" = 2 ]; then
@@ -30,9 +29,9 @@ for phase in device unload; do
 			grep -q '^held: RDMA_CM_EVENT_\(DISCONNECTED\|TIMEWAIT_EXIT\|REJECTED\)' \
 			/tmp/held.$phase
 	else
-		n=$(accepted)
+		n=$(ib_handshakes accepted)
 		barrier "$phase.held" 90 || { ksft_fail "barrier $phase.held"; break; }
-		check "$phase: host 1 accepted it" test "$(accepted)" -gt "$n"
+		check "$phase: host 1 accepted it" test "$(ib_handshakes accepted)" -gt "$n"
 		mark=$(dmesg | wc -l)
 		if [ $phase = device ]; then
 			check "device: rdma link delete $RDS_RXE under the connection" \

@@ -116,6 +116,13 @@ rds_insmod() {
 	insmod "$RDS_KO" "$@"
 }
 
+# ib_handshakes KEY: one count of /sys/module/rds/parameters/ib_handshakes
+# ("accepted=N not_rds=N version=N ...").
+ib_handshakes() {
+	tr ' ' '\n' < /sys/module/rds/parameters/ib_handshakes |
+		awk -F= -v k="$1" '$1 == k { print $2 }'
+}
+
 # rds_loaded: our module is loaded.
 rds_loaded() {
 	[ -d /sys/module/rds ]
