@@ -9,6 +9,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitops.h>
+#include <linux/highmem.h>
 #include <linux/hashtable.h>
 #include <linux/jhash.h>
 #include <linux/slab.h>
@@ -27,6 +28,7 @@ struct rds_cong_map {
 	 * most addresses never see one.  Set once (cmpxchg), then stable.
 	 */
 	unsigned long		*m_bits;
+	atomic_t		m_local_gen;	/* bumped when a local map changes */
 };
 
 /* protects rds_cong_hash; maps are never freed before module exit */
@@ -157,6 +159,71 @@ void rds_cong_map_updated(struct rds_cong_map *map, u64 portmask)
 			rds_sock_wake(rs);
 	}
 	read_unlock_bh(&rds_cong_monitor_lock);
+}
+
+/* Send the new map of a local address to the peers of every connection
+ * from it whose transport carries maps (rds_send_cong_map()).
+ */
+static void rds_cong_send_visit(struct rds_connection *conn, void *arg)
+{
+	int gen;
+
+	if (!conn->c_trans->t_cong_maps)
+		return;
+	gen = atomic_read(&conn->c_lcong->m_local_gen);
+	if (gen == conn->c_cong_gen)
+		return;
+	conn->c_cong_gen = gen;
+	rds_send_cong_map(conn);
+}
+
+/* Runs after a local map changed; one instance at a time. */
+static void rds_cong_send_func(struct work_struct *work)
+{
+	rds_conn_for_each(NULL, rds_cong_send_visit, NULL);
+}
+
+static DECLARE_WORK(rds_cong_send_work, rds_cong_send_func);
+
+/* A map of a local address changed (from the receive path). */
+void rds_cong_local_changed(struct rds_cong_map *map)
+{
+	atomic_inc(&map->m_local_gen);
+	queue_work(system_wq, &rds_cong_send_work);
+}
+
+/* No more local changes will be sent (transport going away). */
+void rds_cong_flush_sends(void)
+{
+	cancel_work_sync(&rds_cong_send_work);
+}
+
+/* Whether any port of map is congested. */
+bool rds_cong_map_any(struct rds_cong_map *map)
+{
+	unsigned long *bits = READ_ONCE(map->m_bits);
+
+	return bits && find_first_bit(bits, RDS_CONG_MAP_BYTES * 8) <
+		       RDS_CONG_MAP_BYTES * 8;
+}
+
+/* Copy the bitmap of map into rm's payload (RDS_CONG_MAP_BYTES). */
+void rds_cong_map_copy(struct rds_cong_map *map, struct rds_message *rm)
+{
+	const u8 *bits = (const u8 *)READ_ONCE(map->m_bits);
+	unsigned int i, off = 0;
+
+	for (i = 0; i < rm->m_nents; i++) {
+		struct scatterlist *sg = &rm->m_sg[i];
+		u8 *p = kmap_local_page(sg_page(sg));
+
+		if (bits)
+			memcpy(p, bits + off, sg->length);
+		else
+			memset(p, 0, sg->length);
+		kunmap_local(p);
+		off += sg->length;
+	}
 }
 
 /* True (once) if any map changed since *track was last updated. */

@@ -36,12 +36,9 @@ static int __init rds_module_init(void)
 	ret = rds_loop_init();
 	if (ret)
 		goto err_loop;
-	ret = rds_ib_device_init();
+	ret = rds_ib_init();
 	if (ret)
-		goto err_ib_device;
-	ret = rds_ib_cm_init();
-	if (ret)
-		goto err_ib_cm;
+		goto err_ib;
 	ret = rds_af_init();
 	if (ret)
 		goto err_af;
@@ -50,10 +47,8 @@ static int __init rds_module_init(void)
 	return 0;
 
 err_af:
-	rds_ib_cm_exit();
-err_ib_cm:
-	rds_ib_device_exit();
-err_ib_device:
+	rds_ib_exit();
+err_ib:
 	rds_loop_exit();
 err_loop:
 	rds_conn_exit();
@@ -73,8 +68,7 @@ err_stats:
 static void __exit rds_module_exit(void)
 {
 	rds_af_exit();
-	rds_ib_cm_exit();
-	rds_ib_device_exit();
+	rds_ib_exit();
 	rds_loop_exit();
 	rds_conn_exit();
 	rds_cong_exit();

@@ -131,6 +131,7 @@ struct rds_connection {
 	u64			c_loop_delivered; /* loopback: last seq delivered */
 	struct rds_cong_map	*c_lcong;
 	struct rds_cong_map	*c_fcong;
+	int			c_cong_gen;	/* lcong generation sent */
 	atomic_t		c_state;
 	unsigned long		c_flags;	/* RDS_CONN_* bits, atomic */
 
@@ -171,6 +172,8 @@ struct rds_transport {
 	void (*inc_free)(struct rds_incoming *inc);
 	/* NULL: SIOCRDSSETTOS is not supported */
 	u8 (*get_tos_map)(u8 tos);
+	/* sends the maps of local addresses to its peers */
+	bool			t_cong_maps;
 };
 
 /* Per-socket state.  sk must stay first: sk_alloc() allocates rds_sock. */
@@ -313,6 +316,10 @@ void rds_cong_net_exit(struct net *net);
 void rds_cong_add_socket(struct rds_sock *rs);
 void rds_cong_remove_socket(struct rds_sock *rs);
 bool rds_cong_updated_since(unsigned long *track);
+void rds_cong_local_changed(struct rds_cong_map *map);
+void rds_cong_flush_sends(void);
+void rds_cong_map_copy(struct rds_cong_map *map, struct rds_message *rm);
+bool rds_cong_map_any(struct rds_cong_map *map);
 int rds_cong_init(void);
 void rds_cong_exit(void);
 
@@ -320,6 +327,8 @@ void rds_cong_exit(void);
 int rds_send_msg(struct socket *sock, struct msghdr *msg, size_t len);
 void rds_send_xmit(struct rds_connection *conn);
 void rds_send_drop_acked(struct rds_connection *conn, u64 ack);
+void rds_send_requeue(struct rds_connection *conn);
+void rds_send_cong_map(struct rds_connection *conn);
 void rds_send_drop_to(struct rds_sock *rs, const struct sockaddr_in6 *dest);
 int rds_send_pong(struct rds_connection *conn, __be16 dport);
 

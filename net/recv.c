@@ -69,10 +69,13 @@ static void rds_recv_rcvbuf_delta(struct rds_sock *rs,
 	}
 
 	/* Local map: the update is visible to senders at once. */
-	if (changed)
+	if (changed) {
 		rds_cong_map_updated(map, cleared ?
 				     RDS_CONG_MONITOR_MASK(be16_to_cpu(port)) :
 				     0);
+		/* Remote senders learn it from the transports that carry maps. */
+		rds_cong_local_changed(map);
+	}
 }
 
 /* The congestion map a socket's port lives in. */

@@ -60,6 +60,15 @@ void rds_send_drop_acked(struct rds_connection *conn, u64 ack)
 		list_move_tail(&rm->m_conn_item, &list);
 		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 	}
+	/* After a reconnect the unacknowledged ones wait on the send queue
+	 * (rds_send_requeue()), and the handshake may acknowledge them.
+	 */
+	list_for_each_entry_safe(rm, tmp, &conn->c_send_queue, m_conn_item) {
+		if (rds_seq_after(be64_to_cpu(rm->m_inc.i_hdr.h_sequence), ack))
+			break;
+		list_move_tail(&rm->m_conn_item, &list);
+		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+	}
 	spin_unlock_bh(&conn->c_lock);
 
 	list_for_each_entry_safe(rm, tmp, &list, m_conn_item) {
@@ -68,6 +77,40 @@ void rds_send_drop_acked(struct rds_connection *conn, u64 ack)
 		rds_send_remove_from_sock(rm);
 		rds_message_put(rm);	/* the connection's reference */
 	}
+}
+
+/* The connection was lost: everything sent but not acknowledged goes back
+ * to the head of the send queue, in order, marked as retransmitted.
+ */
+void rds_send_requeue(struct rds_connection *conn)
+{
+	struct rds_message *rm;
+
+	spin_lock_bh(&conn->c_lock);
+	list_for_each_entry(rm, &conn->c_retrans, m_conn_item) {
+		rm->m_inc.i_hdr.h_flags |= RDS_FLAG_RETRANSMITTED;
+		set_bit(RDS_MSG_RETRANSMITTED, &rm->m_flags);
+	}
+	list_splice_init(&conn->c_retrans, &conn->c_send_queue);
+	spin_unlock_bh(&conn->c_lock);
+}
+
+/* Put rm back on the send queue at its place in sequence order: it may
+ * have been requeued meanwhile together with the messages sent before it.
+ */
+static void rds_send_putback(struct rds_connection *conn,
+			     struct rds_message *rm)
+{
+	u64 seq = be64_to_cpu(rm->m_inc.i_hdr.h_sequence);
+	struct rds_message *pos;
+
+	lockdep_assert_held(&conn->c_lock);
+	list_for_each_entry(pos, &conn->c_send_queue, m_conn_item) {
+		if (pos != rm &&
+		    rds_seq_after(be64_to_cpu(pos->m_inc.i_hdr.h_sequence), seq))
+			break;
+	}
+	list_move_tail(&rm->m_conn_item, &pos->m_conn_item);
 }
 
 /* Drop rs's unacknowledged messages to dest (all of them if dest is
@@ -155,8 +198,7 @@ restart:
 			/* Put it back at the head, unless it was cancelled. */
 			spin_lock_bh(&conn->c_lock);
 			if (test_bit(RDS_MSG_ON_CONN, &rm->m_flags))
-				list_move(&rm->m_conn_item,
-					  &conn->c_send_queue);
+				rds_send_putback(conn, rm);
 			spin_unlock_bh(&conn->c_lock);
 			rds_message_put(rm);
 			clear_bit_unlock(RDS_CONN_IN_XMIT, &conn->c_flags);
@@ -256,6 +298,27 @@ int rds_send_pong(struct rds_connection *conn, __be16 dport)
 	rds_message_put(rm);
 	rds_send_xmit(conn);
 	return 0;
+}
+
+/* Queue the current map of conn's local address for its peer (transports
+ * with t_cong_maps).  Sent like a message, from port 0 to port 0, flagged
+ * RDS_FLAG_CONG_BITMAP; the peer applies it instead of delivering it.
+ */
+void rds_send_cong_map(struct rds_connection *conn)
+{
+	struct rds_message *rm;
+
+	rm = rds_message_alloc(RDS_CONG_MAP_BYTES, GFP_ATOMIC);
+	if (!rm) {
+		rds_stats_inc(s_cong_send_error);
+		return;
+	}
+	rds_cong_map_copy(conn->c_lcong, rm);
+	rm->m_inc.i_hdr.h_flags = RDS_FLAG_CONG_BITMAP;
+	rds_send_queue_on_conn(conn, rm, 0, 0, false);
+	rds_stats_inc(s_cong_update_queued);
+	rds_message_put(rm);
+	rds_send_xmit(conn);
 }
 
 static bool rds_v4_usable(__be32 addr)

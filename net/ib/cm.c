@@ -1,55 +1,63 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdma_cm: the listener and the passive side of the handshake.
+ * rdma_cm: bringing the queue pair of an RDS connection up and down.
  *
- * One listener (IPv4, port RDS_IB_PORT) takes connection requests; each is
- * judged by its private data (hs.c): a malformed or foreign request is
- * refused with a reason byte the peer can read, and counted; an acceptable
- * one gets a queue pair on the device's shared receive queue and an answer
- * with our own handshake.
+ * Every RDS connection over IB (struct rds_ib_conn) has at most one
+ * current "attempt": an rdma_cm id with, once the route is known, a send
+ * CQ, a send ring and an RC queue pair on the device's shared receive
+ * queue.  An attempt is made actively (the first send to a peer, or a
+ * reconnect while messages wait) or passively (the listener accepts the
+ * peer's request).  Each side's handshake (hs.c) carries its generation,
+ * what it delivered and the credits it grants.
  *
- * Lifetime: an accepted connection is on rds_ib_conns until whoever takes
- * it off (its cm event handler on disconnect or device removal, or module
- * exit) tears it down.  Handlers run in process context (rdma_cm's work
- * queue); a handler that returns non-zero has rdma_cm destroy its cm_id.
+ * Both sides connecting at once: a request that arrives while our own
+ * active attempt is in progress is refused as "busy" if our address is
+ * the lower one (our attempt wins: the peer accepts it), and otherwise
+ * our attempt is abandoned and the request accepted.  A request while a
+ * connection is up means the peer lost it: ours is ended, theirs taken.
  *
- * The active side and the binding to RDS connections come with the data
- * path.
+ * When an attempt ends (disconnect, error, device removal, peer restart),
+ * its queue pair is drained and destroyed at once; its rdma_cm id is
+ * destroyed later by the reap work, never from an rdma_cm handler (which
+ * could wait on itself).  Unacknowledged messages go back on the send
+ * queue and are retransmitted by the next attempt, made with exponential
+ * backoff and jitter while messages wait.
+ *
+ * Handlers run in process context (rdma_cm's work queues) under the
+ * connection's i_cm_mutex.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <rdma/ib_cm.h>
-#include <rdma/rdma_cm.h>
 
 #include "../fault.h"
-#include "hs.h"
 #include "ib.h"
 
 #define RDS_IB_PORT		18634
 #define RDS_IB_BACKLOG		128
-#define RDS_IB_SEND_WR		64
 #define RDS_IB_RNR_RETRY	2	/* credits prevent RNR: keep it visible */
+#define RDS_IB_RESOLVE_MS	2000
 
-struct rds_ib_conn {
-	struct list_head	ic_item;	/* rds_ib_conns, rds_ib_conns_lock */
-	struct rdma_cm_id	*ic_cm_id;
-	struct rds_ib_device	*ic_rdev;	/* reference */
-	struct ib_cq		*ic_send_cq;
-	struct rds_ib_hs	ic_peer_hs;	/* what the peer offered */
+/* One rdma_cm id of a connection, current or abandoned. */
+struct rds_ib_attempt {
+	struct list_head	a_item;		/* i_attempts, i_cm_mutex */
+	struct rds_ib_conn	*a_ic;
+	struct rdma_cm_id	*a_id;
+	bool			a_dead;		/* ended: the reap work destroys */
 };
-
-/* protects rds_ib_conns and the ic_item links */
-static DEFINE_MUTEX(rds_ib_conns_lock);
-static LIST_HEAD(rds_ib_conns);
 
 static struct rdma_cm_id *rds_ib_listen_id;
 u32 rds_ib_gen;
+
+unsigned int rds_ib_credits = 64;
+module_param_named(ib_credits, rds_ib_credits, uint, 0444);
+MODULE_PARM_DESC(ib_credits,
+		 "Receive buffers granted to each peer (default 64; fewer when the SRQ is short)");
 
 /* Handshake outcomes: [0] accepted, [reason] refused for that reason. */
 static atomic_t rds_ib_hs_count[RDS_IB_HS_R_MAX];
@@ -86,6 +94,245 @@ static const struct kernel_param_ops rds_ib_hs_stats_ops = {
 module_param_cb(ib_handshakes, &rds_ib_hs_stats_ops, NULL, 0444);
 MODULE_PARM_DESC(ib_handshakes, "Connection requests accepted and refused, by reason (read only)");
 
+static void rds_ib_cm_handshake_fill(struct rds_ib_conn *ic,
+				     struct rds_ib_hs *hs, u8 tos)
+{
+	struct rds_connection *conn = ic->i_conn;
+	struct rds_message *rm;
+	u64 first;
+
+	memset(hs, 0, sizeof(*hs));
+	hs->major = RDS_IB_HS_MAJOR;
+	hs->minor = RDS_IB_HS_MINOR;
+	hs->frag_shift = PAGE_SHIFT;
+	hs->credits = ic->i_grant;
+	hs->tos = tos;
+	hs->hello.gen = rds_ib_gen;
+	hs->hello.peer_gen = ic->i_peer_gen;
+	hs->hello.rx_next = READ_ONCE(ic->i_rx_delivered) + 1;
+
+	spin_lock_bh(&conn->c_lock);
+	rm = list_first_entry_or_null(&conn->c_retrans, struct rds_message,
+				      m_conn_item);
+	if (!rm)
+		rm = list_first_entry_or_null(&conn->c_send_queue,
+					      struct rds_message, m_conn_item);
+	first = rm ? be64_to_cpu(rm->m_inc.i_hdr.h_sequence) :
+		     conn->c_next_tx_seq;
+	spin_unlock_bh(&conn->c_lock);
+	hs->hello.tx_first = first;
+}
+
+/* Take in the peer's handshake: its generation, what it delivered of ours
+ * and what it grants.  False if it acknowledges what we never sent.
+ */
+static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
+				      const struct rds_ib_hs *hs)
+{
+	struct rds_connection *conn = ic->i_conn;
+	u64 next_tx;
+
+	spin_lock_bh(&conn->c_lock);
+	next_tx = conn->c_next_tx_seq;
+	if (hs->hello.gen != ic->i_peer_gen) {
+		/* A new peer (first contact or restarted): it starts afresh
+		 * at the oldest message it still holds for us.
+		 */
+		conn->c_next_rx_seq = hs->hello.tx_first;
+		WRITE_ONCE(ic->i_rx_delivered, hs->hello.tx_first - 1);
+	}
+	spin_unlock_bh(&conn->c_lock);
+	if (ic->i_peer_gen && hs->hello.gen != ic->i_peer_gen)
+		pr_info("%pI6c restarted (generation %08x, was %08x)\n",
+			&conn->c_faddr, hs->hello.gen, ic->i_peer_gen);
+	ic->i_peer_gen = hs->hello.gen;
+	ic->i_peer_grant = min_t(u32, hs->credits, RDS_IB_SEND_RING);
+
+	/* Its rx_next speaks of us only if it knows this generation of us. */
+	if (hs->hello.peer_gen == rds_ib_gen) {
+		if (rds_seq_after(hs->hello.rx_next - 1, next_tx - 1))
+			return false;
+		rds_send_drop_acked(conn, hs->hello.rx_next - 1);
+	}
+	return true;
+}
+
+/* Queue pair and friends of the current attempt.  May fail at each
+ * allocation (fault injection walks them).
+ */
+static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
+					 struct rdma_cm_id *id)
+{
+	struct ib_qp_init_attr attr = { };
+	struct rds_ib_device *rdev;
+	int want, avail, ret;
+
+	lockdep_assert_held(&ic->i_cm_mutex);
+	rdev = rds_ib_device_get(id->device);
+	if (!rdev)
+		return -ENODEV;
+	ic->i_rdev = rdev;
+
+	/* Credits come out of the device's receive buffers: the full grant
+	 * if there is room, else what is left (at least 4 plus the control
+	 * reserve), else "busy" until a connection goes.
+	 */
+	want = min_t(u32, rds_ib_credits ?: 1, RDS_IB_SEND_RING) + 1;
+	for (;;) {
+		avail = atomic_read(&rdev->rd_rx_free);
+		if (avail < 5) {
+			ret = -EBUSY;
+			goto err;
+		}
+		if (atomic_cmpxchg(&rdev->rd_rx_free, avail,
+				   avail - min(want, avail)) == avail)
+			break;
+	}
+	ic->i_reserved = min(want, avail);
+	ic->i_grant = ic->i_reserved - 1;
+
+	ic->i_send_cq = rds_fault() ? ERR_PTR(-ENOMEM) :
+			ib_alloc_cq_any(rdev->rd_dev, ic, RDS_IB_SEND_RING + 2,
+					IB_POLL_SOFTIRQ);
+	if (IS_ERR(ic->i_send_cq)) {
+		ret = PTR_ERR(ic->i_send_cq);
+		ic->i_send_cq = NULL;
+		goto err;
+	}
+	ret = rds_fault() ? -ENOMEM : rds_ib_ring_alloc(ic);
+	if (ret)
+		goto err;
+
+	attr.qp_context = ic;
+	attr.send_cq = ic->i_send_cq;
+	attr.recv_cq = rdev->rd_recv_cq;
+	attr.srq = rdev->rd_srq;
+	attr.qp_type = IB_QPT_RC;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.cap.max_send_wr = RDS_IB_SEND_RING + 1;
+	attr.cap.max_send_sge = 2;
+	ret = rds_fault() ? -ENOMEM : rdma_create_qp(id, rdev->rd_pd, &attr);
+	if (ret)
+		goto err;
+	WRITE_ONCE(ic->i_qp, id->qp);
+	return 0;
+err:
+	rds_ib_ring_free(ic);
+	if (ic->i_send_cq)
+		ib_free_cq(ic->i_send_cq);
+	ic->i_send_cq = NULL;
+	atomic_add(ic->i_reserved, &rdev->rd_rx_free);
+	ic->i_reserved = 0;
+	ic->i_rdev = NULL;
+	rds_ib_device_put(rdev);
+	return ret;
+}
+
+/* End the current attempt: stop the data path, drain and destroy the
+ * queue pair, release the device, hand the id to the reap work and put
+ * the unacknowledged messages back for the next attempt.
+ */
+static void rds_ib_attempt_end(struct rds_ib_conn *ic, struct rds_ib_attempt *a)
+{
+	struct rds_connection *conn = ic->i_conn;
+	struct rdma_cm_id *id = a->a_id;
+
+	lockdep_assert_held(&ic->i_cm_mutex);
+	spin_lock_bh(&ic->i_lock);
+	ic->i_up = false;
+	spin_unlock_bh(&ic->i_lock);
+
+	if (ic->i_qp) {
+		rdma_disconnect(id);
+		ib_drain_sq(ic->i_qp);
+		WRITE_ONCE(ic->i_qp, NULL);
+		rds_ib_send_reset(ic);
+		rdma_destroy_qp(id);
+	}
+	del_timer_sync(&ic->i_ack_timer);
+	if (ic->i_send_cq) {
+		ib_free_cq(ic->i_send_cq);
+		ic->i_send_cq = NULL;
+	}
+	if (ic->i_rdev) {
+		rds_ib_ring_free(ic);
+		atomic_add(ic->i_reserved, &ic->i_rdev->rd_rx_free);
+		ic->i_reserved = 0;
+		rds_ib_device_put(ic->i_rdev);
+		ic->i_rdev = NULL;
+	}
+	rds_ib_recv_reset(ic);
+
+	a->a_dead = true;
+	if (ic->i_cur == a)
+		ic->i_cur = NULL;
+	queue_work(rds_ib_wq, &ic->i_reap_work);
+
+	rds_send_requeue(conn);
+	atomic_set(&conn->c_state, RDS_CONN_DOWN);
+}
+
+/* After an attempt ended: try again later if messages wait. */
+static void rds_ib_reconnect_maybe(struct rds_ib_conn *ic)
+{
+	struct rds_connection *conn = ic->i_conn;
+	unsigned int ms, min_ms, max_ms;
+
+	lockdep_assert_held(&ic->i_cm_mutex);
+	if (ic->i_dying || ic->i_cur || list_empty_careful(&conn->c_send_queue))
+		return;
+	if (atomic_cmpxchg(&conn->c_state, RDS_CONN_DOWN,
+			   RDS_CONN_CONNECTING) != RDS_CONN_DOWN)
+		return;
+	min_ms = max_t(unsigned int, 1,
+		       jiffies_to_msecs(READ_ONCE(rds_sysctl_reconnect_min_jiffies)));
+	max_ms = max_t(unsigned int, min_ms,
+		       jiffies_to_msecs(READ_ONCE(rds_sysctl_reconnect_max_jiffies)));
+	ic->i_backoff_ms = clamp(ic->i_backoff_ms ? ic->i_backoff_ms * 2 :
+				 min_ms, min_ms, max_ms);
+	/* Jitter: between half and all of the backoff. */
+	ms = ic->i_backoff_ms / 2 + get_random_u32_below(ic->i_backoff_ms / 2 + 1);
+	queue_delayed_work(rds_ib_wq, &ic->i_connect_work, msecs_to_jiffies(ms));
+}
+
+static void rds_ib_attempt_up(struct rds_ib_conn *ic)
+{
+	struct rds_connection *conn = ic->i_conn;
+
+	lockdep_assert_held(&ic->i_cm_mutex);
+	spin_lock_bh(&ic->i_lock);
+	rds_ib_credit_init(&ic->i_credit, ic->i_peer_grant, ic->i_grant);
+	ic->i_ack_sent = READ_ONCE(ic->i_rx_delivered);
+	ic->i_ack_owed = false;
+	ic->i_rx_unacked = 0;
+	ic->i_rx_unacked_bytes = 0;
+	ic->i_up = true;
+	spin_unlock_bh(&ic->i_lock);
+	atomic_set(&conn->c_state, RDS_CONN_UP);
+	ic->i_backoff_ms = 0;
+	rds_ib_count(RDS_IB_C_CONNECTS);
+	pr_info("connected %pI6c -> %pI6c tos %u (%s, %u credits each way at most)\n",
+		&conn->c_laddr, &conn->c_faddr, conn->c_tos,
+		ic->i_active ? "active" : "passive", ic->i_grant);
+	/* The peer's view of our congestion map starts empty. */
+	if (rds_cong_map_any(conn->c_lcong))
+		rds_send_cong_map(conn);
+	queue_work(rds_ib_wq, &ic->i_send_work);
+}
+
+static struct rds_ib_attempt *rds_ib_attempt_new(struct rds_ib_conn *ic,
+						 struct rdma_cm_id *id)
+{
+	struct rds_ib_attempt *a = kzalloc(sizeof(*a), GFP_KERNEL);
+
+	if (!a)
+		return NULL;
+	a->a_ic = ic;
+	a->a_id = id;
+	list_add_tail(&a->a_item, &ic->i_dead_ids);
+	return a;
+}
+
 /* Refuse a request; our reply carries the reason and our version. */
 static void rds_ib_cm_refuse(struct rdma_cm_id *cm_id,
 			     enum rds_ib_hs_reason reason)
@@ -107,153 +354,398 @@ static void rds_ib_cm_refuse(struct rdma_cm_id *cm_id,
 	rdma_reject(cm_id, buf, sizeof(buf), IB_CM_REJ_CONSUMER_DEFINED);
 }
 
-static void rds_ib_conn_free(struct rds_ib_conn *ic)
+static bool rds_ib_addr_v4(const struct sockaddr *sa, struct in6_addr *a)
 {
-	rdma_destroy_qp(ic->ic_cm_id);
-	ib_free_cq(ic->ic_send_cq);
-	rds_ib_device_put(ic->ic_rdev);
-	kfree(ic);
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
+
+	if (sa->sa_family != AF_INET)
+		return false;
+	ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, a);
+	return true;
 }
 
+/* A connection request on the listener (cm_id is the new child id).
+ * Non-zero: rdma_cm destroys cm_id.
+ */
 static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 			    const struct rds_ib_hs *offer)
 {
-	struct rds_ib_device *rdev;
-	struct rds_ib_conn *ic;
-	struct ib_qp_init_attr attr = { };
-	struct rds_ib_hs hs = { };
 	struct rdma_conn_param param = { };
-	u8 buf[sizeof(struct rds_ib_hs_wire)];
+	struct rds_connection *conn;
+	struct rds_ib_attempt *a;
+	struct rds_ib_conn *ic;
+	struct in6_addr laddr, faddr;
 	enum rds_ib_hs_reason reason;
+	struct rds_ib_hs hs;
+	u8 buf[sizeof(struct rds_ib_hs_wire)];
+	u8 minor;
 	int ret;
 
-	reason = rds_ib_hs_negotiate(offer, offer->tos, &hs.minor);
+	reason = rds_ib_hs_negotiate(offer, offer->tos, &minor);
 	if (reason)
 		goto refuse;
-	/* A device RDS does not use (no SRQ, or being set up): later. */
 	reason = RDS_IB_HS_R_BUSY;
-	rdev = rds_ib_device_get(cm_id->device);
-	if (!rdev)
+	if (!rds_ib_addr_v4((struct sockaddr *)&cm_id->route.addr.src_addr, &laddr) ||
+	    !rds_ib_addr_v4((struct sockaddr *)&cm_id->route.addr.dst_addr,
+			    &faddr))
 		goto refuse;
-	ic = rds_fault() ? NULL : kzalloc(sizeof(*ic), GFP_KERNEL);
-	if (!ic)
-		goto put_dev;
-	ic->ic_cm_id = cm_id;
-	ic->ic_rdev = rdev;
-	ic->ic_peer_hs = *offer;
-	ic->ic_send_cq = rds_fault() ? ERR_PTR(-ENOMEM) :
-			 ib_alloc_cq_any(rdev->rd_dev, ic, RDS_IB_SEND_WR,
-					 IB_POLL_SOFTIRQ);
-	if (IS_ERR(ic->ic_send_cq))
-		goto free_ic;
+	conn = rds_conn_find_or_alloc(&init_net, &laddr, &faddr,
+				      &rds_ib_transport, offer->tos, 0,
+				      GFP_KERNEL);
+	if (IS_ERR(conn))
+		goto refuse;
+	ic = conn->c_transport_data;
 
-	attr.qp_context = ic;
-	attr.send_cq = ic->ic_send_cq;
-	attr.recv_cq = rdev->rd_recv_cq;
-	attr.srq = rdev->rd_srq;
-	attr.qp_type = IB_QPT_RC;
-	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
-	attr.cap.max_send_wr = RDS_IB_SEND_WR;
-	attr.cap.max_send_sge = 2;
-	ret = rds_fault() ? -ENOMEM : rdma_create_qp(cm_id, rdev->rd_pd, &attr);
-	if (ret)
-		goto free_cq;
+	mutex_lock(&ic->i_cm_mutex);
+	if (ic->i_dying)
+		goto unlock;
+	if (ic->i_cur) {
+		bool racing = ic->i_active &&
+			      atomic_read(&conn->c_state) != RDS_CONN_UP;
 
-	hs.major = RDS_IB_HS_MAJOR;
-	hs.frag_shift = PAGE_SHIFT;
-	hs.tos = offer->tos;
-	hs.hello.gen = rds_ib_gen;
-	hs.hello.peer_gen = 0;		/* sequence state comes with the data path */
-	hs.hello.rx_next = 1;
-	hs.hello.tx_first = 1;
+		/* Both sides connecting: the lower address's attempt wins. */
+		if (racing && memcmp(&laddr, &faddr, sizeof(laddr)) < 0)
+			goto unlock;
+		rds_ib_attempt_end(ic, ic->i_cur);
+	}
+	a = rds_ib_attempt_new(ic, cm_id);
+	if (!a)
+		goto unlock;
+	ret = rds_ib_attempt_setup(ic, cm_id);
+	if (ret) {
+		list_del(&a->a_item);
+		kfree(a);
+		goto unlock;
+	}
+	cm_id->context = a;
+	ic->i_cur = a;
+	ic->i_active = false;
+	atomic_set(&conn->c_state, RDS_CONN_CONNECTING);
+	if (!rds_ib_cm_handshake_apply(ic, offer)) {
+		reason = RDS_IB_HS_R_FLAGS;
+		cm_id->context = NULL;
+		goto end;
+	}
+
+	rds_ib_cm_handshake_fill(ic, &hs, offer->tos);
+	hs.minor = minor;
 	rds_ib_hs_encode(&hs, buf);
 	param.private_data = buf;
 	param.private_data_len = sizeof(buf);
 	param.responder_resources = 1;
 	param.initiator_depth = 1;
 	param.rnr_retry_count = RDS_IB_RNR_RETRY;
-	cm_id->context = ic;
-
-	mutex_lock(&rds_ib_conns_lock);
-	list_add_tail(&ic->ic_item, &rds_ib_conns);
-	mutex_unlock(&rds_ib_conns_lock);
 	ret = rdma_accept(cm_id, &param);
 	if (ret) {
-		mutex_lock(&rds_ib_conns_lock);
-		list_del(&ic->ic_item);
-		mutex_unlock(&rds_ib_conns_lock);
 		cm_id->context = NULL;
-		rds_ib_conn_free(ic);
-		return ret;
+		goto end;
 	}
+	mutex_unlock(&ic->i_cm_mutex);
 	atomic_inc(&rds_ib_hs_count[RDS_IB_HS_OK]);
 	pr_info("accepted a connection from %pISc (protocol %u.%u)\n",
 		&cm_id->route.addr.dst_addr, hs.major, hs.minor);
 	return 0;
 
-free_cq:
-	ib_free_cq(ic->ic_send_cq);
-free_ic:
-	kfree(ic);
-put_dev:
-	rds_ib_device_put(rdev);
+end:
+	/* rdma_cm destroys this id: the reap work must not. */
+	list_del(&a->a_item);
+	rds_ib_attempt_end(ic, a);
+	kfree(a);
+unlock:
+	rds_ib_reconnect_maybe(ic);
+	mutex_unlock(&ic->i_cm_mutex);
 refuse:
 	rds_ib_cm_refuse(cm_id, reason);
 	return -ECONNREFUSED;
 }
 
-/* Take an accepted connection off the list; true if this caller owns it. */
-static bool rds_ib_conn_unlist(struct rds_ib_conn *ic)
+/* The active side got the route: set up and send the request. */
+static int rds_ib_cm_connect(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 {
-	bool mine = false;
+	struct rdma_conn_param param = { };
+	u8 buf[sizeof(struct rds_ib_hs_wire)];
+	struct rds_ib_hs hs;
+	int ret;
 
-	mutex_lock(&rds_ib_conns_lock);
-	if (!list_empty(&ic->ic_item)) {
-		list_del_init(&ic->ic_item);
-		mine = true;
+	ret = rds_ib_attempt_setup(ic, id);
+	if (ret)
+		return ret;
+	rds_ib_cm_handshake_fill(ic, &hs, ic->i_conn->c_tos);
+	rds_ib_hs_encode(&hs, buf);
+	param.private_data = buf;
+	param.private_data_len = sizeof(buf);
+	param.responder_resources = 1;
+	param.initiator_depth = 1;
+	param.retry_count = 7;
+	param.rnr_retry_count = RDS_IB_RNR_RETRY;
+	/* From the ROUTE_RESOLVED handler: the handler lock is held. */
+	return rdma_connect_locked(id, &param);
+}
+
+/* Our request was refused: say why. */
+static void rds_ib_cm_refused(struct rds_ib_conn *ic,
+			      struct rdma_cm_event *event)
+{
+	struct rds_ib_hs hs;
+
+	if (event->status == IB_CM_REJ_CONSUMER_DEFINED &&
+	    rds_ib_hs_decode(event->param.conn.private_data,
+			     event->param.conn.private_data_len, &hs) ==
+	    RDS_IB_HS_OK && hs.reason) {
+		if (hs.reason != RDS_IB_HS_R_BUSY)
+			pr_info_ratelimited("%pI6c refused our connection: %s\n",
+					    &ic->i_conn->c_faddr,
+					    rds_ib_hs_reason_name(hs.reason));
+		return;
 	}
-	mutex_unlock(&rds_ib_conns_lock);
-	return mine;
+	pr_info_ratelimited("%pI6c refused our connection (status %d)\n",
+			    &ic->i_conn->c_faddr, event->status);
 }
 
 static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 			     struct rdma_cm_event *event)
 {
-	struct rds_ib_conn *ic = cm_id->context;
-	struct rds_ib_hs offer;
-	enum rds_ib_hs_reason reason;
+	struct rds_ib_attempt *a = cm_id->context;
+	struct rds_ib_conn *ic;
+	struct rds_ib_hs hs;
+	bool end = false;
+	int ret;
 
-	switch (event->event) {
-	case RDMA_CM_EVENT_CONNECT_REQUEST:
+	if (cm_id == rds_ib_listen_id)
+		return 0;
+	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		enum rds_ib_hs_reason reason;
+
 		reason = rds_ib_hs_decode(event->param.conn.private_data,
 					  event->param.conn.private_data_len,
-					  &offer);
+					  &hs);
 		if (reason) {
 			rds_ib_cm_refuse(cm_id, reason);
 			return -ECONNREFUSED;
 		}
-		/* Non-zero: rdma_cm destroys this cm_id for us. */
-		return rds_ib_cm_accept(cm_id, &offer);
-	case RDMA_CM_EVENT_ESTABLISHED:
+		return rds_ib_cm_accept(cm_id, &hs);
+	}
+	if (!a)
 		return 0;
-	case RDMA_CM_EVENT_DISCONNECTED:
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	ic = a->a_ic;
+
+	pr_debug("%pI6c: %s (status %d)\n", &ic->i_conn->c_faddr,
+		 rdma_event_msg(event->event), event->status);
+	mutex_lock(&ic->i_cm_mutex);
+	if (a->a_dead || ic->i_cur != a)
+		goto out;
+	switch (event->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		ret = rdma_resolve_route(cm_id, RDS_IB_RESOLVE_MS);
+		end = ret;
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		ret = rds_ib_cm_connect(ic, cm_id);
+		end = ret;
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (ic->i_active) {
+			if (rds_ib_hs_decode(event->param.conn.private_data,
+					     event->param.conn.private_data_len,
+					     &hs) != RDS_IB_HS_OK ||
+			    !rds_ib_cm_handshake_apply(ic, &hs)) {
+				rds_ib_count(RDS_IB_C_BAD_FRAMES);
+				end = true;
+				break;
+			}
+		}
+		rds_ib_attempt_up(ic);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		rds_ib_cm_refused(ic, event);
+		end = true;
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_REJECTED:
-	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
-		if (cm_id == rds_ib_listen_id || !ic)
-			return 0;
-		/* Module exit may own it already; then it destroys the id. */
-		if (!rds_ib_conn_unlist(ic))
-			return 0;
-		rdma_disconnect(cm_id);
-		rds_ib_conn_free(ic);
-		cm_id->context = NULL;
-		return 1;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		end = true;
+		break;
 	default:
-		return 0;
+		break;
 	}
+	if (end) {
+		pr_info_ratelimited("%pI6c: connection %s: %s (status %d)\n",
+				    &ic->i_conn->c_faddr,
+				    atomic_read(&ic->i_conn->c_state) ==
+				    RDS_CONN_UP ? "lost" : "attempt failed",
+				    rdma_event_msg(event->event),
+				    event->status);
+		if (atomic_read(&ic->i_conn->c_state) == RDS_CONN_UP)
+			rds_ib_count(RDS_IB_C_RESETS);
+		rds_ib_attempt_end(ic, a);
+		rds_ib_reconnect_maybe(ic);
+	}
+out:
+	mutex_unlock(&ic->i_cm_mutex);
+	return 0;
+}
+
+/* Runs when a (re)connect is due. */
+static void rds_ib_connect_work(struct work_struct *work)
+{
+	struct rds_ib_conn *ic = container_of(to_delayed_work(work),
+					      struct rds_ib_conn,
+					      i_connect_work);
+	struct rds_connection *conn = ic->i_conn;
+	struct sockaddr_in src = { .sin_family = AF_INET };
+	struct sockaddr_in dst = {
+		.sin_family	= AF_INET,
+		.sin_port	= htons(RDS_IB_PORT),
+	};
+	struct rds_ib_attempt *a;
+	struct rdma_cm_id *id;
+	int ret;
+
+	pr_debug("connecting to %pI6c\n", &conn->c_faddr);
+	mutex_lock(&ic->i_cm_mutex);
+	if (ic->i_dying || ic->i_cur)
+		goto out;
+	src.sin_addr.s_addr = conn->c_laddr.s6_addr32[3];
+	dst.sin_addr.s_addr = conn->c_faddr.s6_addr32[3];
+	a = rds_ib_attempt_new(ic, NULL);
+	if (!a)
+		goto retry;
+	id = rdma_create_id(&init_net, rds_ib_cm_handler, a, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id)) {
+		list_del(&a->a_item);
+		kfree(a);
+		goto retry;
+	}
+	a->a_id = id;
+	ic->i_cur = a;
+	ic->i_active = true;
+	atomic_set(&conn->c_state, RDS_CONN_CONNECTING);
+	rdma_set_service_type(id, conn->c_tos);
+	ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
+				(struct sockaddr *)&dst, RDS_IB_RESOLVE_MS);
+	if (ret) {
+		pr_info_ratelimited("%pI6c: cannot resolve: %d\n",
+				    &conn->c_faddr, ret);
+		rds_ib_attempt_end(ic, a);
+		goto retry;
+	}
+	goto out;
+retry:
+	atomic_set(&conn->c_state, RDS_CONN_DOWN);
+	rds_ib_reconnect_maybe(ic);
+out:
+	mutex_unlock(&ic->i_cm_mutex);
+}
+
+/* Runs after the data path saw an error on the current attempt. */
+static void rds_ib_down_work(struct work_struct *work)
+{
+	struct rds_ib_conn *ic = container_of(work, struct rds_ib_conn,
+					      i_down_work);
+
+	mutex_lock(&ic->i_cm_mutex);
+	if (ic->i_cur && ic->i_qp && ic->i_qp == READ_ONCE(ic->i_err_qp)) {
+		rds_ib_count(RDS_IB_C_RESETS);
+		rds_ib_attempt_end(ic, ic->i_cur);
+		rds_ib_reconnect_maybe(ic);
+	}
+	mutex_unlock(&ic->i_cm_mutex);
+}
+
+/* Runs after attempts ended: destroys their rdma_cm ids (which waits for
+ * their handlers, so it must not run from one).
+ */
+static void rds_ib_reap_work(struct work_struct *work)
+{
+	struct rds_ib_conn *ic = container_of(work, struct rds_ib_conn,
+					      i_reap_work);
+	struct rds_ib_attempt *a, *tmp;
+	LIST_HEAD(dead);
+
+	mutex_lock(&ic->i_cm_mutex);
+	list_for_each_entry_safe(a, tmp, &ic->i_dead_ids, a_item)
+		if (a->a_dead)
+			list_move(&a->a_item, &dead);
+	mutex_unlock(&ic->i_cm_mutex);
+
+	list_for_each_entry_safe(a, tmp, &dead, a_item) {
+		if (a->a_id)
+			rdma_destroy_id(a->a_id);
+		kfree(a);
+	}
+}
+
+/* The data path (any context) found the connection broken. */
+void rds_ib_conn_error(struct rds_ib_conn *ic, const char *why)
+{
+	spin_lock_bh(&ic->i_lock);
+	ic->i_up = false;
+	spin_unlock_bh(&ic->i_lock);
+	WRITE_ONCE(ic->i_err_qp, READ_ONCE(ic->i_qp));
+	pr_debug("%pI6c: %s\n", &ic->i_conn->c_faddr, why);
+	queue_work(rds_ib_wq, &ic->i_down_work);
+}
+
+int rds_ib_conn_connect(struct rds_connection *conn)
+{
+	struct rds_ib_conn *ic = conn->c_transport_data;
+
+	if (atomic_cmpxchg(&conn->c_state, RDS_CONN_DOWN,
+			   RDS_CONN_CONNECTING) == RDS_CONN_DOWN)
+		queue_delayed_work(rds_ib_wq, &ic->i_connect_work, 0);
+	return 0;
+}
+
+int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
+{
+	struct rds_ib_conn *ic = kzalloc(sizeof(*ic), gfp);
+
+	if (!ic)
+		return -ENOMEM;
+	ic->i_conn = conn;
+	mutex_init(&ic->i_cm_mutex);
+	INIT_LIST_HEAD(&ic->i_dead_ids);
+	spin_lock_init(&ic->i_lock);
+	spin_lock_init(&ic->i_rx_lock);
+	timer_setup(&ic->i_ack_timer, rds_ib_ack_timer, 0);
+	INIT_WORK(&ic->i_send_work, rds_ib_send_work);
+	INIT_DELAYED_WORK(&ic->i_connect_work, rds_ib_connect_work);
+	INIT_WORK(&ic->i_down_work, rds_ib_down_work);
+	INIT_WORK(&ic->i_reap_work, rds_ib_reap_work);
+	conn->c_transport_data = ic;
+	return 0;
+}
+
+/* The RDS connection goes away (module exit, namespace exit): no socket
+ * uses it and its queues are empty.
+ */
+void rds_ib_conn_free(struct rds_connection *conn)
+{
+	struct rds_ib_conn *ic = conn->c_transport_data;
+
+	mutex_lock(&ic->i_cm_mutex);
+	ic->i_dying = true;
+	mutex_unlock(&ic->i_cm_mutex);
+	cancel_delayed_work_sync(&ic->i_connect_work);
+	cancel_work_sync(&ic->i_down_work);
+
+	mutex_lock(&ic->i_cm_mutex);
+	if (ic->i_cur)
+		rds_ib_attempt_end(ic, ic->i_cur);
+	mutex_unlock(&ic->i_cm_mutex);
+	cancel_work_sync(&ic->i_send_work);
+	flush_work(&ic->i_reap_work);
+	rds_ib_reap_work(&ic->i_reap_work);
+	WARN_ON(!list_empty(&ic->i_dead_ids));
+	/* Messages requeued by the last attempt_end. */
+	rds_send_drop_acked(conn, conn->c_next_tx_seq - 1);
+	kfree(ic);
+	conn->c_transport_data = NULL;
 }
 
 int rds_ib_cm_init(void)
@@ -283,27 +775,8 @@ int rds_ib_cm_init(void)
 	return 0;
 }
 
+/* No new request after this; connections go with the transport. */
 void rds_ib_cm_exit(void)
 {
-	struct rds_ib_conn *ic;
-
-	/* Waits for running handlers; no new request arrives after this. */
 	rdma_destroy_id(rds_ib_listen_id);
-	for (;;) {
-		mutex_lock(&rds_ib_conns_lock);
-		ic = list_first_entry_or_null(&rds_ib_conns, struct rds_ib_conn,
-					      ic_item);
-		if (ic)
-			list_del_init(&ic->ic_item);
-		mutex_unlock(&rds_ib_conns_lock);
-		if (!ic)
-			break;
-		rdma_disconnect(ic->ic_cm_id);
-		rdma_destroy_qp(ic->ic_cm_id);
-		/* Waits for a handler of this id that may still be running. */
-		rdma_destroy_id(ic->ic_cm_id);
-		ib_free_cq(ic->ic_send_cq);
-		rds_ib_device_put(ic->ic_rdev);
-		kfree(ic);
-	}
 }

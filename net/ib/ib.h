@@ -11,11 +11,21 @@
 #define _RDS_IB_H
 
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "../rds.h"
+#include "credit.h"
+#include "hs.h"
 
 struct rds_ib_device;
+struct rds_ib_conn;
+struct rds_ib_attempt;
 
 /* One receive buffer: a page that takes one fragment (header + data). */
 struct rds_ib_rx_buf {
@@ -51,12 +61,122 @@ struct rds_ib_device {
 	unsigned int		rd_rx_nr;
 	unsigned int		rd_frag_size;	/* bytes a receive buffer takes */
 	atomic_t		rd_rx_posted;	/* buffers on the SRQ */
+	bool			rd_rx_dying;	/* SRQ going away: no reposts */
+	/* receive buffers not promised to any connection (credits plus
+	 * the control reserve of each connection come out of it)
+	 */
+	atomic_t		rd_rx_free;
 
 	struct rcu_head		rd_rcu;
 };
 
 extern const struct rds_ib_rx_ops rds_ib_srq_ops;
 extern unsigned int rds_ib_srq_size;
+
+/* Frames on the wire: every SEND is one 48-byte RDS header followed by at
+ * most one fragment (RDS_IB_FRAG bytes) of a message.  A control frame
+ * carries no data and no sequence: only an ACK (h_ack) and credits.
+ */
+#define RDS_IB_FRAG		PAGE_SIZE
+#define RDS_IB_FLAG_CTRL	0x80	/* h_flags: a control frame */
+#define RDS_IB_SEND_RING	256	/* data send slots per connection */
+
+/* One send slot: the header of one frame and the work request for it. */
+struct rds_ib_send_slot {
+	struct ib_cqe		s_cqe;		/* s_cqe.done: send completion */
+	struct rds_ib_conn	*s_ic;
+	struct ib_send_wr	s_wr;
+	struct ib_sge		s_sge[2];
+	struct rds_message	*s_rm;		/* reference; NULL: control */
+	u64			s_data_dma;	/* mapped fragment, if any */
+	u32			s_data_len;
+};
+
+/* Counters of the IB transport, listed by the ib_counters parameter. */
+enum {
+	RDS_IB_C_TX_FRAMES,
+	RDS_IB_C_RX_FRAMES,
+	RDS_IB_C_TX_CTRL,
+	RDS_IB_C_TX_ACKS,
+	RDS_IB_C_CREDIT_WAITS,
+	RDS_IB_C_CREDITS_PEAK,
+	RDS_IB_C_RNR,
+	RDS_IB_C_BAD_FRAMES,
+	RDS_IB_C_RESETS,
+	RDS_IB_C_CONNECTS,
+	RDS_IB_C_RX_NOMEM,
+	RDS_IB_C_STALE_RX,
+	RDS_IB_C_CONG_SENT,
+	RDS_IB_C_CONG_RECV,
+	RDS_IB_C_MAX,
+};
+
+extern atomic64_t rds_ib_counters[RDS_IB_C_MAX];
+
+static inline void rds_ib_count(unsigned int c)
+{
+	atomic64_inc(&rds_ib_counters[c]);
+}
+
+/* The IB state of one RDS connection, for the connection's lifetime;
+ * queue pairs come and go under it (one "attempt" at a time).
+ */
+struct rds_ib_conn {
+	struct rds_connection	*i_conn;
+
+	/* protects the attempts: i_cur, i_dead_ids, i_active, i_dying,
+	 * i_rdev, i_send_cq, i_ring, i_hdrs, i_reserved, i_grant, i_peer_*
+	 * and changes of i_qp; taken by cm handlers and works (sleeps)
+	 */
+	struct mutex		i_cm_mutex;
+	struct list_head	i_dead_ids;	/* all attempts (ids); reaped when dead */
+	bool			i_active;	/* we sent the REQ */
+	bool			i_dying;	/* conn_free: no more works */
+	struct rds_ib_device	*i_rdev;	/* reference while a QP exists */
+	struct ib_qp		*i_qp;
+	struct ib_cq		*i_send_cq;
+	struct rds_ib_send_slot	*i_ring;	/* RDS_IB_SEND_RING + 1 slots */
+	struct rds_header	*i_hdrs;	/* one per slot, DMA mapped */
+	u64			i_hdrs_dma;
+	struct rds_ib_attempt	*i_cur;		/* current attempt, or NULL */
+	struct ib_qp		*i_err_qp;	/* the data path failed on it */
+	u32			i_peer_gen;	/* the peer's generation, 0: none */
+	unsigned int		i_backoff_ms;	/* next reconnect delay */
+
+	/* protects the data path state below (taken in softirq) */
+	spinlock_t		i_lock;
+	bool			i_up;		/* frames may be posted */
+	struct rds_ib_credit	i_credit;
+	u32			i_head;		/* next slot to use */
+	u32			i_tail;		/* oldest slot not completed */
+	u32			i_since_signal;
+	bool			i_xmit_stalled;	/* xmit waits for credits/slots */
+	bool			i_ack_owed;	/* send an ACK when possible */
+	u64			i_ack_sent;	/* last ACK value sent */
+	struct rds_message	*i_xmit_rm;	/* partly sent message */
+	unsigned int		i_xmit_frag;	/* its next fragment */
+	u32			i_rx_unacked;	/* delivered, not yet acked */
+	u64			i_rx_unacked_bytes;
+	u32			i_grant;	/* credits we grant per attempt */
+	u32			i_peer_grant;	/* credits the peer granted us */
+	u32			i_reserved;	/* buffers taken from rd_rx_free */
+
+	/* protects the reassembly state (receive completions, teardown) */
+	spinlock_t		i_rx_lock;
+	struct rds_message	*i_rx_rm;	/* message being reassembled */
+	unsigned int		i_rx_frag;	/* fragments received of it */
+	u64			i_rx_delivered;	/* ACK value: last delivered seq */
+
+	struct timer_list	i_ack_timer;	/* runs: delayed ACK is due */
+	struct work_struct	i_send_work;	/* runs: credits/slots freed */
+	struct delayed_work	i_connect_work;	/* runs: (re)connect is due */
+	struct work_struct	i_down_work;	/* runs: the attempt failed */
+	struct work_struct	i_reap_work;	/* runs: ids were abandoned */
+};
+
+extern struct workqueue_struct *rds_ib_wq;
+extern struct rds_transport rds_ib_transport;
+extern unsigned int rds_ib_credits;
 
 /* device.c */
 struct rds_ib_device *rds_ib_device_get(struct ib_device *dev);
@@ -65,12 +185,38 @@ unsigned int rds_ib_device_count(void);
 int rds_ib_device_init(void);
 void rds_ib_device_exit(void);
 
+/* trans.c */
+int rds_ib_init(void);
+void rds_ib_exit(void);
+
 /* cm.c */
 extern u32 rds_ib_gen;
 int rds_ib_cm_init(void);
 void rds_ib_cm_exit(void);
+int rds_ib_conn_connect(struct rds_connection *conn);
+int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp);
+void rds_ib_conn_free(struct rds_connection *conn);
+void rds_ib_conn_error(struct rds_ib_conn *ic, const char *why);
+
+/* send.c */
+int rds_ib_xmit(struct rds_connection *conn, struct rds_message *rm);
+void rds_ib_send_ctrl(struct rds_ib_conn *ic);
+void rds_ib_send_work(struct work_struct *work);
+void rds_ib_ack_timer(struct timer_list *t);
+int rds_ib_ring_alloc(struct rds_ib_conn *ic);
+void rds_ib_ring_free(struct rds_ib_conn *ic);
+void rds_ib_send_reset(struct rds_ib_conn *ic);
+
+/* recv.c */
+void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
+		       struct ib_wc *wc);
+void rds_ib_recv_reset(struct rds_ib_conn *ic);
+__sum16 rds_ib_hdr_csum(const struct rds_header *hdr);
+int rds_ib_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to);
+void rds_ib_inc_free(struct rds_incoming *inc);
 
 /* srq.c */
 int rds_ib_srq_post(struct rds_ib_device *rdev, struct rds_ib_rx_buf *buf);
+void *rds_ib_srq_hdr(struct rds_ib_device *rdev, struct rds_ib_rx_buf *buf);
 
 #endif /* _RDS_IB_H */

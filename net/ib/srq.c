@@ -65,27 +65,53 @@ int rds_ib_srq_post(struct rds_ib_device *rdev, struct rds_ib_rx_buf *buf)
 	};
 	int ret;
 
+	if (READ_ONCE(rdev->rd_rx_dying))
+		return -ESHUTDOWN;
 	ret = ib_post_srq_recv(rdev->rd_srq, &wr, NULL);
 	if (!ret)
 		atomic_inc(&rdev->rd_rx_posted);
 	return ret;
 }
 
-/* Runs in softirq context from the shared receive CQ. */
+void *rds_ib_srq_hdr(struct rds_ib_device *rdev, struct rds_ib_rx_buf *buf)
+{
+	return rdev->rd_hdrs + (buf - rdev->rd_rx_bufs) * RDS_IB_HDR_BYTES;
+}
+
+/* Runs in softirq context from the shared receive CQ.  The buffer goes
+ * back on the SRQ as soon as its frame has been taken (copied out).
+ */
 static void rds_ib_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rds_ib_rx_buf *buf =
 		container_of(wc->wr_cqe, struct rds_ib_rx_buf, rb_cqe);
 	struct rds_ib_device *rdev = buf->rb_dev;
+	struct ib_device *dev = rdev->rd_dev;
+	u64 hdr_dma = rds_ib_srq_hdr_dma(rdev, buf - rdev->rd_rx_bufs);
 
 	atomic_dec(&rdev->rd_rx_posted);
-	/* Flushed: the SRQ is going away, teardown frees the buffer. */
-	if (wc->status == IB_WC_WR_FLUSH_ERR)
+	/* The SRQ is going away: teardown frees the buffer. */
+	if (READ_ONCE(rdev->rd_rx_dying))
 		return;
-	/* No connection delivers into the SRQ before the data path exists,
-	 * so nothing is consumed yet: put the buffer straight back.
-	 */
-	rds_ib_srq_post(rdev, buf);
+
+	ib_dma_sync_single_for_cpu(dev, hdr_dma, RDS_IB_HDR_BYTES,
+				   DMA_FROM_DEVICE);
+	ib_dma_sync_single_for_cpu(dev, buf->rb_dma, PAGE_SIZE,
+				   DMA_FROM_DEVICE);
+	if (wc->status == IB_WC_SUCCESS) {
+		rds_ib_recv_frame(wc->qp->qp_context, buf, wc);
+	} else if (wc->status != IB_WC_WR_FLUSH_ERR) {
+		pr_warn_ratelimited("%s: receive failed: %s\n", dev_name(&dev->dev),
+				    ib_wc_status_msg(wc->status));
+		rds_ib_conn_error(wc->qp->qp_context, "receive error");
+	}
+	ib_dma_sync_single_for_device(dev, hdr_dma, RDS_IB_HDR_BYTES,
+				      DMA_FROM_DEVICE);
+	ib_dma_sync_single_for_device(dev, buf->rb_dma, PAGE_SIZE,
+				      DMA_FROM_DEVICE);
+	if (rds_ib_srq_post(rdev, buf))
+		pr_warn_ratelimited("%s: cannot repost a receive buffer\n",
+				    dev_name(&dev->dev));
 }
 
 static void rds_ib_srq_free_bufs(struct rds_ib_device *rdev, unsigned int n)
@@ -126,6 +152,7 @@ static int rds_ib_srq_setup(struct rds_ib_device *rdev)
 
 	n = min_t(unsigned int, rds_ib_srq_size, dev->attrs.max_srq_wr - 1);
 	rdev->rd_rx_nr = n;
+	atomic_set(&rdev->rd_rx_free, n);
 	rdev->rd_frag_size = RDS_IB_HDR_BYTES + PAGE_SIZE;
 
 	attr.attr.max_wr = n;
@@ -195,6 +222,7 @@ err_srq:
 /* Every queue pair that used the SRQ is gone (they hold a device ref). */
 static void rds_ib_srq_teardown(struct rds_ib_device *rdev)
 {
+	WRITE_ONCE(rdev->rd_rx_dying, true);
 	ib_destroy_srq(rdev->rd_srq);
 	rds_ib_srq_free_bufs(rdev, rdev->rd_rx_nr);
 	rds_ib_srq_free_hdrs(rdev);

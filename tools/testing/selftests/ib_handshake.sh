@@ -43,7 +43,7 @@ if [ "$RDS_HOST" = 1 ]; then
 		echo 0 > $P/fault_nth
 	done
 	check "accept-path faults injected and logged" \
-		bash -c "[ \$(dmesg | grep -c 'rds: fault injected.*rds_ib_cm_accept') -ge 3 ]"
+		bash -c "[ \$(dmesg | grep -c 'rds: fault injected.*rds_ib_attempt_setup') -ge 3 ]"
 	barrier last 300 || ksft_fail "barrier last"
 else
 	barrier ready 60 || { ksft_fail "barrier ready"; ksft_exit; }

@@ -123,6 +123,13 @@ ib_handshakes() {
 		awk -F= -v k="$1" '$1 == k { print $2 }'
 }
 
+# ib_counter KEY: one count of /sys/module/rds/parameters/ib_counters
+# ("tx_frames=N rx_frames=N credit_waits=N ...").
+ib_counter() {
+	tr ' ' '\n' < /sys/module/rds/parameters/ib_counters |
+		awk -F= -v k="$1" '$1 == k { print $2 }'
+}
+
 # rds_loaded: our module is loaded.
 rds_loaded() {
 	[ -d /sys/module/rds ]

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The IB receive path: frames taken off the shared receive queue are
+ * checked, their credits and ACK applied, and their fragments copied into
+ * a message that is handed to the RDS receive path once complete.  The
+ * receive buffer goes back on the SRQ right after (srq.c), and the credit
+ * it represents is granted back to the peer.
+ *
+ * Runs in softirq context, from the device's receive CQ: frames of one
+ * queue pair complete in order, one at a time.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/highmem.h>
+#include <net/checksum.h>
+
+#include "ib.h"
+
+/* The header checksum: the Internet checksum of the 48 bytes with h_csum
+ * taken as zero.
+ */
+__sum16 rds_ib_hdr_csum(const struct rds_header *hdr)
+{
+	struct rds_header tmp = *hdr;
+
+	tmp.h_csum = 0;
+	return csum_fold(csum_partial(&tmp, sizeof(tmp), 0));
+}
+
+static void rds_ib_recv_drop_partial(struct rds_ib_conn *ic)
+{
+	lockdep_assert_held(&ic->i_rx_lock);
+	if (ic->i_rx_rm) {
+		rds_message_put(ic->i_rx_rm);
+		ic->i_rx_rm = NULL;
+	}
+	ic->i_rx_frag = 0;
+}
+
+/* A new attempt starts: forget a message half received on the last one. */
+void rds_ib_recv_reset(struct rds_ib_conn *ic)
+{
+	spin_lock_bh(&ic->i_rx_lock);
+	rds_ib_recv_drop_partial(ic);
+	spin_unlock_bh(&ic->i_rx_lock);
+}
+
+static void rds_ib_recv_bad(struct rds_ib_conn *ic, const char *why)
+{
+	rds_ib_count(RDS_IB_C_BAD_FRAMES);
+	pr_warn_ratelimited("bad frame from %pI6c: %s: resetting the connection\n",
+			    &ic->i_conn->c_faddr, why);
+	rds_ib_conn_error(ic, why);
+}
+
+/* The peer acknowledged everything up to ack. */
+static bool rds_ib_recv_ack(struct rds_ib_conn *ic, u64 ack)
+{
+	struct rds_connection *conn = ic->i_conn;
+	u64 next;
+
+	spin_lock_bh(&conn->c_lock);
+	next = conn->c_next_tx_seq;
+	spin_unlock_bh(&conn->c_lock);
+	/* An ACK for something never sent: a broken or hostile peer. */
+	if (rds_seq_after(ack, next - 1))
+		return false;
+	rds_send_drop_acked(conn, ack);
+	return true;
+}
+
+/* A congestion map update from the peer: the ports of its address that
+ * are congested.  Applied to our copy of its map.
+ */
+static void rds_ib_recv_cong(struct rds_ib_conn *ic, struct rds_message *rm)
+{
+	struct rds_cong_map *map = ic->i_conn->c_fcong;
+	u64 freed = 0;
+	unsigned int i, port = 0;
+
+	rds_ib_count(RDS_IB_C_CONG_RECV);
+	for (i = 0; i < rm->m_nents; i++) {
+		const u8 *p = kmap_local_page(sg_page(&rm->m_sg[i]));
+		unsigned int b;
+
+		for (b = 0; b < rm->m_sg[i].length * 8; b++, port++) {
+			bool set = p[b / 8] & (1 << (b % 8));
+			__be16 bport = cpu_to_be16(port);
+
+			if (set == rds_cong_test_bit(map, bport))
+				continue;
+			if (set) {
+				rds_cong_set_bit(map, bport);
+			} else {
+				rds_cong_clear_bit(map, bport);
+				freed |= 1ULL << (port % 64);
+			}
+		}
+		kunmap_local(p);
+	}
+	rds_cong_map_updated(map, freed);
+}
+
+/* A message is complete: deliver it, then it counts toward the ACK. */
+static void rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm)
+{
+	struct rds_connection *conn = ic->i_conn;
+	struct rds_header *hdr = &rm->m_inc.i_hdr;
+	u64 seq = be64_to_cpu(hdr->h_sequence);
+	u32 len = be32_to_cpu(hdr->h_len);
+	bool ack_now = hdr->h_flags & RDS_FLAG_ACK_REQUIRED;
+
+	if (hdr->h_flags & RDS_FLAG_CONG_BITMAP) {
+		if (len == RDS_CONG_MAP_BYTES)
+			rds_ib_recv_cong(ic, rm);
+		else
+			rds_ib_count(RDS_IB_C_BAD_FRAMES);
+		rds_message_put(rm);
+	} else {
+		/* The incoming takes over our reference (rds_ib_inc_free). */
+		rds_inc_init(&rm->m_inc, conn, &conn->c_faddr);
+		rds_recv_incoming(conn, &conn->c_faddr, &conn->c_laddr,
+				  &rm->m_inc);
+		rds_inc_put(&rm->m_inc);
+	}
+
+	/* Queued to its socket or dropped for good: acknowledge it. */
+	WRITE_ONCE(ic->i_rx_delivered, seq);
+	spin_lock_bh(&ic->i_lock);
+	ic->i_rx_unacked++;
+	ic->i_rx_unacked_bytes += len;
+	if (ic->i_rx_unacked >= READ_ONCE(rds_sysctl_max_unacked_packets) ||
+	    ic->i_rx_unacked_bytes >= READ_ONCE(rds_sysctl_max_unacked_bytes))
+		ack_now = true;
+	if (ack_now)
+		ic->i_ack_owed = true;
+	spin_unlock_bh(&ic->i_lock);
+
+	if (ack_now)
+		rds_ib_send_ctrl(ic);
+	else if (!timer_pending(&ic->i_ack_timer))
+		/* Anything sent before it fires carries the ACK. */
+		mod_timer(&ic->i_ack_timer, jiffies + 1);
+}
+
+/* Take one data fragment.  Returns a complete message (the caller
+ * delivers it) or NULL; sets *why on a protocol error.
+ */
+static struct rds_message *rds_ib_recv_frag(struct rds_ib_conn *ic,
+					    const struct rds_header *hdr,
+					    struct rds_ib_rx_buf *buf,
+					    u32 data_len, const char **why)
+{
+	struct rds_message *rm;
+	u32 len = be32_to_cpu(hdr->h_len);
+	u32 off, want;
+
+	lockdep_assert_held(&ic->i_rx_lock);
+	rm = ic->i_rx_rm;
+	if (!rm) {
+		if (len > RDS_MAX_MSG_SIZE) {
+			*why = "message too long";
+			return NULL;
+		}
+		rm = rds_message_alloc(len, GFP_ATOMIC);
+		if (!rm) {
+			/* Lost for now: the reset makes the peer resend it. */
+			rds_ib_count(RDS_IB_C_RX_NOMEM);
+			*why = "out of memory";
+			return NULL;
+		}
+		rm->m_inc.i_hdr = *hdr;
+		ic->i_rx_rm = rm;
+		ic->i_rx_frag = 0;
+	} else if (rm->m_inc.i_hdr.h_sequence != hdr->h_sequence ||
+		   rm->m_inc.i_hdr.h_len != hdr->h_len) {
+		*why = "fragment of another message";
+		return NULL;
+	}
+
+	off = ic->i_rx_frag * RDS_IB_FRAG;
+	want = min_t(u32, len - off, RDS_IB_FRAG);
+	if (data_len != want) {
+		*why = "fragment length";
+		return NULL;
+	}
+	if (want) {
+		struct scatterlist *sg = &rm->m_sg[ic->i_rx_frag];
+		void *dst = kmap_local_page(sg_page(sg));
+
+		memcpy(dst, page_address(buf->rb_page), want);
+		kunmap_local(dst);
+	}
+	ic->i_rx_frag++;
+	if (off + want < len)
+		return NULL;
+	ic->i_rx_rm = NULL;
+	ic->i_rx_frag = 0;
+	return rm;
+}
+
+void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
+		       struct ib_wc *wc)
+{
+	struct rds_ib_device *rdev = buf->rb_dev;
+	struct rds_header hdr;
+	struct rds_message *done = NULL;
+	const char *why = NULL;
+	bool ctrl, ok, kick;
+	u32 data_len;
+
+	rds_ib_count(RDS_IB_C_RX_FRAMES);
+	/* A completion of an attempt already torn down. */
+	if (wc->qp != READ_ONCE(ic->i_qp)) {
+		rds_ib_count(RDS_IB_C_STALE_RX);
+		return;
+	}
+	if (wc->byte_len < sizeof(hdr)) {
+		rds_ib_recv_bad(ic, "short frame");
+		return;
+	}
+	memcpy(&hdr, rds_ib_srq_hdr(rdev, buf), sizeof(hdr));
+	data_len = wc->byte_len - sizeof(hdr);
+	if (hdr.h_csum != rds_ib_hdr_csum(&hdr)) {
+		rds_stats_inc(s_recv_drop_bad_checksum);
+		rds_ib_recv_bad(ic, "header checksum");
+		return;
+	}
+	ctrl = hdr.h_flags & RDS_IB_FLAG_CTRL;
+	if (ctrl && (data_len || hdr.h_len)) {
+		rds_ib_recv_bad(ic, "control frame with data");
+		return;
+	}
+
+	spin_lock_bh(&ic->i_lock);
+	ok = rds_ib_credit_recv(&ic->i_credit, !ctrl, hdr.h_credit,
+				ic->i_peer_grant);
+	kick = ok && hdr.h_credit && ic->i_xmit_stalled;
+	if (ok && !ctrl)
+		rds_ib_credit_refilled(&ic->i_credit, 1);
+	spin_unlock_bh(&ic->i_lock);
+	if (!ok) {
+		rds_ib_recv_bad(ic, "credits exceeded");
+		return;
+	}
+	if (!rds_ib_recv_ack(ic, be64_to_cpu(hdr.h_ack))) {
+		rds_ib_recv_bad(ic, "ACK of a message never sent");
+		return;
+	}
+	if (kick)
+		queue_work(rds_ib_wq, &ic->i_send_work);
+
+	if (!ctrl) {
+		spin_lock_bh(&ic->i_rx_lock);
+		done = rds_ib_recv_frag(ic, &hdr, buf, data_len, &why);
+		spin_unlock_bh(&ic->i_rx_lock);
+		if (why) {
+			rds_ib_recv_bad(ic, why);
+			return;
+		}
+		if (done)
+			rds_ib_recv_deliver(ic, done);
+	}
+	/* Grant the refilled buffers back if the peer needs them. */
+	rds_ib_send_ctrl(ic);
+}
+
+int rds_ib_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to)
+{
+	struct rds_message *rm = container_of(inc, struct rds_message, m_inc);
+
+	return rds_message_copy_to_user(rm, to);
+}
+
+void rds_ib_inc_free(struct rds_incoming *inc)
+{
+	struct rds_message *rm = container_of(inc, struct rds_message, m_inc);
+
+	rds_message_put(rm);
+}

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The IB transport as the RDS core sees it: which local addresses it
+ * claims, its operations table, its counters, and the order in which its
+ * parts come up and go down.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/module.h>
+#include <linux/sysfs.h>
+
+#include "ib.h"
+
+struct workqueue_struct *rds_ib_wq;
+
+atomic64_t rds_ib_counters[RDS_IB_C_MAX];
+
+static const char *const rds_ib_counter_keys[RDS_IB_C_MAX] = {
+	[RDS_IB_C_TX_FRAMES]	= "tx_frames",
+	[RDS_IB_C_RX_FRAMES]	= "rx_frames",
+	[RDS_IB_C_TX_CTRL]	= "tx_ctrl",
+	[RDS_IB_C_TX_ACKS]	= "tx_acks",
+	[RDS_IB_C_CREDIT_WAITS]	= "credit_waits",
+	[RDS_IB_C_CREDITS_PEAK]	= "credits_peak",
+	[RDS_IB_C_RNR]		= "rnr",
+	[RDS_IB_C_BAD_FRAMES]	= "bad_frames",
+	[RDS_IB_C_RESETS]	= "resets",
+	[RDS_IB_C_CONNECTS]	= "connects",
+	[RDS_IB_C_RX_NOMEM]	= "rx_nomem",
+	[RDS_IB_C_STALE_RX]	= "stale_rx",
+	[RDS_IB_C_CONG_SENT]	= "cong_sent",
+	[RDS_IB_C_CONG_RECV]	= "cong_recv",
+};
+
+static int rds_ib_counters_get(char *buf, const struct kernel_param *kp)
+{
+	int i, len = 0;
+
+	for (i = 0; i < RDS_IB_C_MAX; i++)
+		len += sysfs_emit_at(buf, len, "%s%s=%lld", i ? " " : "",
+				     rds_ib_counter_keys[i],
+				     atomic64_read(&rds_ib_counters[i]));
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+
+static const struct kernel_param_ops rds_ib_counters_ops = {
+	.get	= rds_ib_counters_get,
+};
+module_param_cb(ib_counters, &rds_ib_counters_ops, NULL, 0444);
+MODULE_PARM_DESC(ib_counters, "Counters of the IB transport (read only)");
+
+static int rds_ib_laddr_handler(struct rdma_cm_id *id,
+				struct rdma_cm_event *event)
+{
+	return 0;
+}
+
+/* An IPv4 address of an RDMA device RDS uses (init_net only, for now). */
+static int rds_ib_laddr_check(struct net *net, const struct in6_addr *addr,
+			      u32 scope_id)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct rds_ib_device *rdev = NULL;
+	struct rdma_cm_id *id;
+	int ret;
+
+	if (!net_eq(net, &init_net) || !ipv6_addr_v4mapped(addr))
+		return -EADDRNOTAVAIL;
+	sin.sin_addr.s_addr = addr->s6_addr32[3];
+	if (ipv4_is_loopback(sin.sin_addr.s_addr) ||
+	    sin.sin_addr.s_addr == htonl(INADDR_ANY))
+		return -EADDRNOTAVAIL;
+	id = rdma_create_id(&init_net, rds_ib_laddr_handler, NULL,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
+	if (!ret && id->device)
+		rdev = rds_ib_device_get(id->device);
+	rdma_destroy_id(id);
+	if (!rdev)
+		return -EADDRNOTAVAIL;
+	rds_ib_device_put(rdev);
+	return 0;
+}
+
+/* Every TOS value is carried as is (the rdma_cm service type). */
+static u8 rds_ib_get_tos_map(u8 tos)
+{
+	return tos;
+}
+
+struct rds_transport rds_ib_transport = {
+	.t_name			= "infiniband",
+	.t_type			= RDS_TRANS_IB,
+	.laddr_check		= rds_ib_laddr_check,
+	.conn_alloc		= rds_ib_conn_alloc,
+	.conn_free		= rds_ib_conn_free,
+	.conn_connect		= rds_ib_conn_connect,
+	.xmit			= rds_ib_xmit,
+	.inc_copy_to_user	= rds_ib_inc_copy_to_user,
+	.inc_free		= rds_ib_inc_free,
+	.get_tos_map		= rds_ib_get_tos_map,
+	.t_cong_maps		= true,
+};
+
+int rds_ib_init(void)
+{
+	int ret;
+
+	rds_ib_wq = alloc_workqueue("rds_ib", WQ_MEM_RECLAIM, 0);
+	if (!rds_ib_wq)
+		return -ENOMEM;
+	ret = rds_ib_device_init();
+	if (ret)
+		goto err_wq;
+	rds_trans_register(&rds_ib_transport);
+	ret = rds_ib_cm_init();
+	if (ret)
+		goto err_trans;
+	return 0;
+
+err_trans:
+	rds_trans_unregister(&rds_ib_transport);
+	rds_ib_device_exit();
+err_wq:
+	destroy_workqueue(rds_ib_wq);
+	return ret;
+}
+
+void rds_ib_exit(void)
+{
+	rds_ib_cm_exit();
+	rds_cong_flush_sends();
+	/* Tears down every IB connection (rds_ib_conn_free). */
+	rds_trans_unregister(&rds_ib_transport);
+	destroy_workqueue(rds_ib_wq);
+	rds_ib_device_exit();
+}

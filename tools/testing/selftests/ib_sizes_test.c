@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Two hosts over IB: every fragment boundary delivered intact, both
+ * directions at once on one socket per host.
+ *
+ * The size list: 0..64; k*4096-1, k*4096, k*4096+1 for k = 1..16 and for
+ * k = 32, 64, 128, 256 (up to and including 1 MiB); then 24 random sizes
+ * in 0..1 MiB.  RDS_SIZES_FULL=1 takes every k = 1..256 and 200 random
+ * sizes (about 500 MB each way: minutes under emulation, not for make
+ * check).  Host 1 picks
+ * the seed (RDS_SEED, else the time) and hands it to host 2 in a file of
+ * RDS_SHARED before the first barrier.  Each host sends the whole list to
+ * the peer's port PORT in order while it receives the peer's list, and
+ * checks every message: its place (i-th received is message i), its size
+ * (no MSG_TRUNC), its source and its bytes (regenerated from seed, index
+ * and sending host; the first 16 bytes carry index, size and host).
+ *
+ * Single-host mode (RDS_LOOPBACK_SELF=1, or RDS_PEER unset or equal to
+ * RDS_ADDR): both hosts' roles run in this process, bound to RDS_ADDR
+ * (default 127.0.0.1) ports PORT and PORT + 1, without barriers; this
+ * checks the test itself over the loopback transport.
+ *
+ * Knobs: RDS_SEED, RDS_SIZES_MAXK (largest k of the boundary sizes, 256).
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "rds_test.h"
+#include "kselftest_harness.h"
+
+#define PORT		4000
+#define MAX_MSG		(1 << 20)
+#define FRAG		4096
+#define MAXK		256
+#define NRANDOM		200
+#define SOCKBUF		(8 << 20)	/* SO_SNDBUF and SO_RCVBUF */
+#define WAIT_MS		60000		/* per send, per received message */
+#define PROGRESS_MS	30000
+#define MAX_REPORTS	10		/* detailed mismatch lines per role */
+#define HDR_MAGIC	0x5a53444eU	/* "NDSZ" */
+
+extern char **environ;
+
+/* The first 16 bytes of a message of 16 bytes or more. */
+struct sz_hdr {
+	uint32_t index;
+	uint32_t size;
+	uint32_t host;
+	uint32_t magic;
+};
+
+struct role {
+	int host, peer_host;
+	int fd;
+	struct sockaddr_in to;		/* the peer's socket */
+	/* sender's results */
+	uint64_t sent, sent_bytes;
+	bool tx_failed;
+	/* receiver's results */
+	uint64_t rcvd, rcvd_bytes, mismatches;
+	bool rx_failed;
+	unsigned int reports;
+	pthread_t tx, rx;
+};
+
+static size_t *sizes;
+static unsigned int nsizes;
+static uint64_t seed;
+static pthread_mutex_t note_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* One "# ..." line on stdout, flushed (the harness's child _exits). */
+static void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&note_lock);
+	va_start(ap, fmt);
+	fputs("# ", stdout);
+	vprintf(fmt, ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+	va_end(ap);
+	pthread_mutex_unlock(&note_lock);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* inet_ntoa without its shared buffer */
+static const char *ip(struct in_addr a, char buf[INET_ADDRSTRLEN])
+{
+	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
+}
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* The bytes of message index sent by host: a xorshift64 stream, header. */
+static void fill(unsigned char *buf, size_t len, uint32_t index, int host)
+{
+	uint64_t s = seed ^ ((uint64_t)index << 20) ^ ((uint64_t)host << 56);
+	uint64_t x = splitmix64(&s) | 1;
+	struct sz_hdr h;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(buf + i, &x, 8);
+	}
+	if (i < len) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(buf + i, &x, len - i);
+	}
+	if (len >= sizeof(h)) {
+		h.index = index;
+		h.size = len;
+		h.host = host;
+		h.magic = HDR_MAGIC;
+		memcpy(buf, &h, sizeof(h));
+	}
+}
+
+/* What a received buffer says it is, for failure messages. */
+static const char *describe(const unsigned char *buf, size_t len,
+			    char *out, size_t outlen)
+{
+	struct sz_hdr h;
+
+	if (len < sizeof(h)) {
+		snprintf(out, outlen, "too short for a header");
+		return out;
+	}
+	memcpy(&h, buf, sizeof(h));
+	if (h.magic != HDR_MAGIC)
+		snprintf(out, outlen, "no valid header");
+	else
+		snprintf(out, outlen, "its header says index %u size %u host %u",
+			 h.index, h.size, h.host);
+	return out;
+}
+
+static bool size_k_wanted(unsigned int k, bool full)
+{
+	return full || k <= 16 || !(k & (k - 1));
+}
+
+static void build_sizes(unsigned int maxk)
+{
+	const char *env_full = getenv("RDS_SIZES_FULL");
+	bool full = env_full && atoi(env_full);
+	unsigned int nrandom = full ? NRANDOM : 24;
+	uint64_t r = seed;
+	unsigned int k, i;
+	int d;
+
+	sizes = calloc(65 + 3 * maxk + NRANDOM, sizeof(*sizes));
+	nsizes = 0;
+	for (i = 0; i <= 64; i++)
+		sizes[nsizes++] = i;
+	for (k = 1; k <= maxk; k++)
+		for (d = -1; d <= 1 && size_k_wanted(k, full); d++) {
+			size_t s = (size_t)k * FRAG + d;
+
+			if (s <= MAX_MSG)
+				sizes[nsizes++] = s;
+		}
+	for (i = 0; i < nrandom; i++)
+		sizes[nsizes++] = splitmix64(&r) % (MAX_MSG + 1);
+}
+
+/* barrier NAME TIMEOUT_S, prefixed with RDS_TEST; 0 when all arrived. */
+static int barrier(const char *name, int tmo)
+{
+	const char *top = getenv("RDS_TOP"), *test = getenv("RDS_TEST");
+	char path[512], full[256], t[16];
+	char *argv[] = { path, full, t, NULL };
+	int status;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/tools/testing/selftests/barrier",
+		 top ? top : ".");
+	snprintf(full, sizeof(full), "%s.%s", test ? test : "ib_sizes_test",
+		 name);
+	snprintf(t, sizeof(t), "%d", tmo);
+	if (posix_spawn(&pid, path, NULL, NULL, argv, environ)) {
+		note("barrier %s: cannot run %s", full, path);
+		return -1;
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		note("barrier %s: failed (status %d)", full, status);
+		return -1;
+	}
+	return 0;
+}
+
+static void seed_path(char *path, size_t len)
+{
+	const char *test = getenv("RDS_TEST");
+
+	snprintf(path, len, "%s/%s.seed", getenv("RDS_SHARED"),
+		 test ? test : "ib_sizes_test");
+}
+
+/* Host 1, before the first barrier. */
+static int seed_publish(void)
+{
+	char path[512], tmp[520];
+	FILE *f;
+
+	seed_path(path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		note("cannot write %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "%" PRIu64 "\n", seed);
+	if (fclose(f) || rename(tmp, path)) {
+		note("cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Host 2, after the first barrier. */
+static int seed_fetch(void)
+{
+	char path[512];
+	FILE *f;
+	int ok;
+
+	seed_path(path, sizeof(path));
+	f = fopen(path, "r");
+	if (!f) {
+		note("host 1's seed file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	ok = fscanf(f, "%" SCNu64, &seed) == 1;
+	fclose(f);
+	if (!ok) {
+		note("host 1's seed file %s holds no number", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int big_buffers(int fd)
+{
+	int v = SOCKBUF, got = 0;
+	socklen_t len = sizeof(got);
+
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v)) &&
+	    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v)))
+		return -1;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)) &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v)))
+		return -1;
+	if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &got, &len))
+		return -1;
+	if (got / 2 < MAX_MSG) {
+		note("SO_SNDBUF is %d after asking for %d: too small for 1 MiB",
+		     got, v);
+		errno = ENOBUFS;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Blocking send (SO_SNDTIMEO 1 s) retried while the send buffer is full or
+ * the port congested; failing for WAIT_MS is a failure.
+ */
+static int send_retry(struct role *r, const void *buf, size_t len,
+		      uint32_t index)
+{
+	int64_t deadline = now_ms() + WAIT_MS;
+	char a[INET_ADDRSTRLEN];
+	ssize_t n;
+
+	for (;;) {
+		n = rds_sendto(r->fd, buf, len, 0, &r->to);
+		if (n == (ssize_t)len)
+			return 0;
+		if (n >= 0) {
+			note("host %d: send of message %u (size %zu) returned %zd",
+			     r->host, index, len, n);
+			return -1;
+		}
+		if (errno != EAGAIN && errno != ENOBUFS &&
+		    errno != ETIMEDOUT && errno != EINTR) {
+			note("host %d: send of message %u (size %zu) to %s:%u: %s",
+			     r->host, index, len, ip(r->to.sin_addr, a),
+			     ntohs(r->to.sin_port), strerror(errno));
+			return -1;
+		}
+		if (now_ms() >= deadline) {
+			note("host %d: send of message %u (size %zu) still failing after %d s: %s",
+			     r->host, index, len, WAIT_MS / 1000,
+			     strerror(errno));
+			return -1;
+		}
+		if (errno == ENOBUFS)	/* not expected when blocking */
+			poll(NULL, 0, 10);
+	}
+}
+
+static void *sender(void *p)
+{
+	struct role *r = p;
+	unsigned char *buf = malloc(MAX_MSG);
+	unsigned int i;
+
+	if (!buf) {
+		r->tx_failed = true;
+		return NULL;
+	}
+	for (i = 0; i < nsizes; i++) {
+		fill(buf, sizes[i], i, r->host);
+		if (send_retry(r, buf, sizes[i], i)) {
+			r->tx_failed = true;
+			break;
+		}
+		r->sent++;
+		r->sent_bytes += sizes[i];
+	}
+	free(buf);
+	return NULL;
+}
+
+static void mismatch(struct role *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void mismatch(struct role *r, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	r->mismatches++;
+	if (r->reports++ >= MAX_REPORTS) {
+		if (r->reports == MAX_REPORTS + 1)
+			note("host %d: further mismatches not shown", r->host);
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	note("host %d: %s", r->host, line);
+}
+
+/* Check the i-th message received (n bytes in got). */
+static void check_one(struct role *r, unsigned int i, const unsigned char *got,
+		      ssize_t n, const struct msghdr *msg,
+		      const struct sockaddr_in *from, unsigned char *exp)
+{
+	char what[96], a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
+	size_t want = sizes[i];
+	size_t off;
+
+	if (msg->msg_flags & MSG_TRUNC) {
+		mismatch(r, "message %u (size %zu): MSG_TRUNC set, %zd bytes returned",
+			 i, want, n);
+		return;
+	}
+	if (from->sin_addr.s_addr != r->to.sin_addr.s_addr ||
+	    from->sin_port != r->to.sin_port) {
+		mismatch(r, "message %u (size %zu): from %s:%u, expected from %s:%u",
+			 i, want, ip(from->sin_addr, a),
+			 ntohs(from->sin_port), ip(r->to.sin_addr, b),
+			 ntohs(r->to.sin_port));
+		return;
+	}
+	if ((size_t)n != want) {
+		mismatch(r, "message %u: expected size %zu, received %zd bytes (%s)",
+			 i, want, n, describe(got, n, what, sizeof(what)));
+		return;
+	}
+	fill(exp, want, i, r->peer_host);
+	if (!memcmp(got, exp, want))
+		return;
+	for (off = 0; off < want && got[off] == exp[off]; off++)
+		;
+	mismatch(r, "message %u (size %zu): first difference at offset %zu: 0x%02x, expected 0x%02x (%s)",
+		 i, want, off, got[off], exp[off],
+		 describe(got, n, what, sizeof(what)));
+}
+
+static void *receiver(void *p)
+{
+	struct role *r = p;
+	unsigned char *got = malloc(MAX_MSG + 1), *exp = malloc(MAX_MSG);
+	int64_t deadline = now_ms() + WAIT_MS;
+	int64_t progress = now_ms() + PROGRESS_MS;
+	unsigned int i = 0;
+
+	if (!got || !exp) {
+		r->rx_failed = true;
+		goto out;
+	}
+	while (i < nsizes) {
+		struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+		struct sockaddr_in from;
+		struct iovec iov = { .iov_base = got, .iov_len = MAX_MSG + 1 };
+		struct msghdr msg = {
+			.msg_name = &from, .msg_namelen = sizeof(from),
+			.msg_iov = &iov, .msg_iovlen = 1,
+		};
+		int64_t now = now_ms();
+		ssize_t n;
+
+		if (now >= progress) {
+			note("host %d: %u of %u messages received (%" PRIu64 " bytes)",
+			     r->host, i, nsizes, r->rcvd_bytes);
+			progress = now + PROGRESS_MS;
+		}
+		if (now >= deadline) {
+			note("host %d: message %u (size %zu) not received in %d s (%u of %u received)",
+			     r->host, i, sizes[i], WAIT_MS / 1000, i, nsizes);
+			r->rx_failed = true;
+			break;
+		}
+		n = poll(&pfd, 1, deadline - now < 1000 ? deadline - now : 1000);
+		if (n < 0 && errno != EINTR) {
+			note("host %d: poll: %s", r->host, strerror(errno));
+			r->rx_failed = true;
+			break;
+		}
+		if (n <= 0)
+			continue;
+		memset(&from, 0, sizeof(from));
+		n = recvmsg(r->fd, &msg, MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			note("host %d: recvmsg waiting for message %u: %s",
+			     r->host, i, strerror(errno));
+			r->rx_failed = true;
+			break;
+		}
+		check_one(r, i, got, n, &msg, &from, exp);
+		r->rcvd++;
+		r->rcvd_bytes += n;
+		i++;
+		deadline = now_ms() + WAIT_MS;
+	}
+out:
+	free(got);
+	free(exp);
+	return NULL;
+}
+
+/* After the last barrier: nothing more may arrive. */
+static void check_no_extra(struct role *r)
+{
+	unsigned char buf[64];
+	char what[96];
+	ssize_t n;
+
+	while ((n = recv(r->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC))
+	       >= 0)
+		mismatch(r, "extra message of %zd bytes after the last one (%s)",
+			 n, describe(buf, n < 64 ? n : 64, what, sizeof(what)));
+}
+
+FIXTURE(ib)
+{
+	int unused;
+};
+
+FIXTURE_SETUP(ib)
+{
+}
+
+FIXTURE_TEARDOWN(ib)
+{
+}
+
+TEST_F_TIMEOUT(ib, sizes, 590)
+{
+	const char *addr = getenv("RDS_ADDR"), *peer = getenv("RDS_PEER");
+	const char *env_seed = getenv("RDS_SEED"), *env_k;
+	const char *self_env = getenv("RDS_LOOPBACK_SELF");
+	struct role roles[2];
+	unsigned int maxk = MAXK, nroles, i;
+	int host = getenv("RDS_HOST") ? atoi(getenv("RDS_HOST")) : 1;
+	bool single;
+	int64_t t0;
+
+	if (!addr || !*addr)
+		addr = "127.0.0.1";
+	single = (self_env && !strcmp(self_env, "1")) || !peer || !*peer ||
+	       !strcmp(peer, addr);
+	if (single)
+		peer = addr;
+	ASSERT_TRUE(single || host == 1 || host == 2)
+		TH_LOG("RDS_HOST must be 1 or 2, is %d", host);
+	env_k = getenv("RDS_SIZES_MAXK");
+	if (env_k)
+		maxk = strtoul(env_k, NULL, 0);
+	ASSERT_TRUE(maxk >= 1 && maxk <= MAXK)
+		TH_LOG("RDS_SIZES_MAXK must be in 1..%d", MAXK);
+
+	if (single || host == 1) {
+		seed = env_seed ? strtoull(env_seed, NULL, 0) :
+		       (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+		note("seed %" PRIu64, seed);
+		if (!single)
+			ASSERT_EQ(0, seed_publish());
+	}
+
+	memset(roles, 0, sizeof(roles));
+	nroles = single ? 2 : 1;
+	for (i = 0; i < nroles; i++) {
+		struct role *r = &roles[i];
+		int h = single ? (int)i + 1 : host;
+		uint16_t port = single ? PORT + i : PORT;
+		uint16_t pport = single ? PORT + !i : PORT;
+
+		r->host = h;
+		r->peer_host = 3 - h;
+		r->fd = rds_bound(addr, port);
+		ASSERT_LE(0, r->fd) TH_LOG("bind %s:%u: %s", addr, port,
+					   strerror(errno));
+		ASSERT_EQ(0, big_buffers(r->fd))
+			TH_LOG("socket buffers of %d: %s", SOCKBUF,
+			       strerror(errno));
+		r->to = rds_sin(peer, pport);
+	}
+
+	if (!single) {
+		ASSERT_EQ(0, barrier("bound", 120));
+		if (host == 2) {
+			ASSERT_EQ(0, seed_fetch());
+			note("seed %" PRIu64 " (from host 1)", seed);
+		}
+	}
+	build_sizes(maxk);
+	ASSERT_NE(NULL, sizes);
+	note("host %d: %u messages each way, %s:%u <-> %s:%u%s", host, nsizes,
+	     addr, PORT, peer, single ? PORT + 1 : PORT,
+	     single ? " (single-host mode, both roles here)" : "");
+
+	t0 = now_ms();
+	for (i = 0; i < nroles; i++) {
+		ASSERT_EQ(0, pthread_create(&roles[i].rx, NULL, receiver,
+					    &roles[i]));
+		ASSERT_EQ(0, pthread_create(&roles[i].tx, NULL, sender,
+					    &roles[i]));
+	}
+	for (i = 0; i < nroles; i++) {
+		pthread_join(roles[i].tx, NULL);
+		pthread_join(roles[i].rx, NULL);
+	}
+	note("host %d: done in %.1f s", host, (now_ms() - t0) / 1000.0);
+
+	/* both done (the peer has everything) before anyone closes */
+	if (!single)
+		EXPECT_EQ(0, barrier("done", 300));
+
+	for (i = 0; i < nroles; i++) {
+		struct role *r = &roles[i];
+
+		check_no_extra(r);
+		note("sent %" PRIu64 " msgs (%" PRIu64 " bytes), received %" PRIu64
+		     " msgs (%" PRIu64 " bytes), %" PRIu64 " mismatches%s",
+		     r->sent, r->sent_bytes, r->rcvd, r->rcvd_bytes,
+		     r->mismatches, single ? (i ? " (role 2)" : " (role 1)") : "");
+		EXPECT_FALSE(r->tx_failed) TH_LOG("host %d: sending failed",
+						  r->host);
+		EXPECT_FALSE(r->rx_failed) TH_LOG("host %d: receiving failed",
+						  r->host);
+		EXPECT_EQ((uint64_t)nsizes, r->sent);
+		EXPECT_EQ((uint64_t)nsizes, r->rcvd);
+		EXPECT_EQ(0ULL, (unsigned long long)r->mismatches);
+	}
+
+	if (!single)
+		EXPECT_EQ(0, barrier("closing", 120));
+	for (i = 0; i < nroles; i++)
+		close(roles[i].fd);
+	free(sizes);
+}
+
+TEST_HARNESS_MAIN
