@@ -98,19 +98,28 @@ struct rds_cong_map *rds_cong_map_get(struct net *net,
  * allocated: the port then stays uncongested (the receiver keeps queueing
  * past its rcvbuf), which is the safe direction to fail in.
  */
-bool rds_cong_set_bit(struct rds_cong_map *map, __be16 port)
+static unsigned long *rds_cong_bits(struct rds_cong_map *map)
 {
 	unsigned long *bits = READ_ONCE(map->m_bits);
 
-	if (!bits) {
-		bits = kzalloc(RDS_CONG_MAP_BYTES, GFP_ATOMIC);
-		if (!bits)
-			return false;
-		if (cmpxchg(&map->m_bits, NULL, bits)) {
-			kfree(bits);
-			bits = READ_ONCE(map->m_bits);
-		}
+	if (bits)
+		return bits;
+	bits = kzalloc(RDS_CONG_MAP_BYTES, GFP_ATOMIC);
+	if (!bits)
+		return NULL;
+	if (cmpxchg(&map->m_bits, NULL, bits)) {
+		kfree(bits);
+		bits = READ_ONCE(map->m_bits);
 	}
+	return bits;
+}
+
+bool rds_cong_set_bit(struct rds_cong_map *map, __be16 port)
+{
+	unsigned long *bits = rds_cong_bits(map);
+
+	if (!bits)
+		return false;
 	set_bit_le(be16_to_cpu(port), bits);
 	return true;
 }
@@ -196,6 +205,43 @@ void rds_cong_local_changed(struct rds_cong_map *map)
 void rds_cong_flush_sends(void)
 {
 	cancel_work_sync(&rds_cong_send_work);
+}
+
+/* The peer sent the map of its address (RDS_CONG_MAP_BYTES in rm's
+ * payload, little-endian bit order): take it over word by word and tell
+ * senders and monitors which port groups became free.  Softirq context.
+ */
+void rds_cong_map_recv(struct rds_cong_map *map, struct rds_message *rm)
+{
+	unsigned long *bits = READ_ONCE(map->m_bits);
+	unsigned int i, w, off = 0;
+	u64 freed = 0;
+
+	for (i = 0; i < rm->m_nents; i++) {
+		struct scatterlist *sg = &rm->m_sg[i];
+		const __le64 *p = kmap_local_page(sg_page(sg));
+
+		for (w = 0; w < sg->length / 8; w++, off++) {
+			u64 new = le64_to_cpu(p[w]);
+			u64 old = 0;
+			__le64 *cur;
+
+			/* No memory for the bits: the ports stay free, the
+			 * safe direction (as in rds_cong_set_bit()).
+			 */
+			if (!bits && new)
+				bits = rds_cong_bits(map);
+			if (!bits)
+				continue;
+			cur = (__le64 *)bits + off;
+			old = le64_to_cpu(READ_ONCE(*cur));
+			/* Port w*64+b is bit b: "port % 64" is the bit itself. */
+			freed |= old & ~new;
+			WRITE_ONCE(*cur, cpu_to_le64(new));
+		}
+		kunmap_local(p);
+	}
+	rds_cong_map_updated(map, freed);
 }
 
 /* Whether any port of map is congested. */

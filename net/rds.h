@@ -319,6 +319,7 @@ bool rds_cong_updated_since(unsigned long *track);
 void rds_cong_local_changed(struct rds_cong_map *map);
 void rds_cong_flush_sends(void);
 void rds_cong_map_copy(struct rds_cong_map *map, struct rds_message *rm);
+void rds_cong_map_recv(struct rds_cong_map *map, struct rds_message *rm);
 bool rds_cong_map_any(struct rds_cong_map *map);
 int rds_cong_init(void);
 void rds_cong_exit(void);

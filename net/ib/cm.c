@@ -60,7 +60,7 @@ MODULE_PARM_DESC(ib_credits,
 		 "Receive buffers granted to each peer (default 64; fewer when the SRQ is short)");
 
 /* Handshake outcomes: [0] accepted, [reason] refused for that reason. */
-static atomic_t rds_ib_hs_count[RDS_IB_HS_R_MAX];
+static atomic64_t rds_ib_hs_count[RDS_IB_HS_R_MAX];
 
 /* Keys of the ib_handshakes listing: one word each, unlike the log names. */
 static const char *const rds_ib_hs_keys[RDS_IB_HS_R_MAX] = {
@@ -78,14 +78,8 @@ static const char *const rds_ib_hs_keys[RDS_IB_HS_R_MAX] = {
 
 static int rds_ib_hs_stats_get(char *buf, const struct kernel_param *kp)
 {
-	int i, len = 0;
-
-	for (i = 0; i < RDS_IB_HS_R_MAX; i++)
-		len += sysfs_emit_at(buf, len, "%s%s=%d", i ? " " : "",
-				     rds_ib_hs_keys[i],
-				     atomic_read(&rds_ib_hs_count[i]));
-	len += sysfs_emit_at(buf, len, "\n");
-	return len;
+	return rds_ib_counts_show(buf, rds_ib_hs_keys, rds_ib_hs_count,
+				  RDS_IB_HS_R_MAX);
 }
 
 static const struct kernel_param_ops rds_ib_hs_stats_ops = {
@@ -109,7 +103,8 @@ static void rds_ib_cm_handshake_fill(struct rds_ib_conn *ic,
 	hs->tos = tos;
 	hs->hello.gen = rds_ib_gen;
 	hs->hello.peer_gen = ic->i_peer_gen;
-	hs->hello.rx_next = READ_ONCE(ic->i_rx_delivered) + 1;
+	ic->i_hs_ack = READ_ONCE(ic->i_rx_delivered);
+	hs->hello.rx_next = ic->i_hs_ack + 1;
 
 	spin_lock_bh(&conn->c_lock);
 	rm = list_first_entry_or_null(&conn->c_retrans, struct rds_message,
@@ -146,7 +141,11 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 		pr_info("%pI6c restarted (generation %08x, was %08x)\n",
 			&conn->c_faddr, hs->hello.gen, ic->i_peer_gen);
 	ic->i_peer_gen = hs->hello.gen;
-	ic->i_peer_grant = min_t(u32, hs->credits, RDS_IB_SEND_RING);
+	/* Frames may have arrived (and granted) before this: add to them. */
+	spin_lock_bh(&ic->i_lock);
+	ic->i_peer_grant = hs->credits;
+	ic->i_credit.avail += hs->credits;
+	spin_unlock_bh(&ic->i_lock);
 
 	/* Its rx_next speaks of us only if it knows this generation of us. */
 	if (hs->hello.peer_gen == rds_ib_gen) {
@@ -165,7 +164,8 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 {
 	struct ib_qp_init_attr attr = { };
 	struct rds_ib_device *rdev;
-	int want, avail, ret;
+	bool prepared = false;
+	int ret;
 
 	lockdep_assert_held(&ic->i_cm_mutex);
 	rdev = rds_ib_device_get(id->device);
@@ -173,23 +173,19 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 		return -ENODEV;
 	ic->i_rdev = rdev;
 
-	/* Credits come out of the device's receive buffers: the full grant
-	 * if there is room, else what is left (at least 4 plus the control
-	 * reserve), else "busy" until a connection goes.
+	ret = rdev->rd_rx_ops->conn_prepare(ic, &attr);
+	if (ret)
+		goto err_put;
+	prepared = true;
+	/* Frames can arrive before our ESTABLISHED event: the receive side
+	 * of the credits is known now, the peer's grant comes with its
+	 * handshake (added to what it granted meanwhile).
 	 */
-	want = min_t(u32, rds_ib_credits ?: 1, RDS_IB_SEND_RING) + 1;
-	for (;;) {
-		avail = atomic_read(&rdev->rd_rx_free);
-		if (avail < 5) {
-			ret = -EBUSY;
-			goto err;
-		}
-		if (atomic_cmpxchg(&rdev->rd_rx_free, avail,
-				   avail - min(want, avail)) == avail)
-			break;
-	}
-	ic->i_reserved = min(want, avail);
-	ic->i_grant = ic->i_reserved - 1;
+	spin_lock_bh(&ic->i_lock);
+	rds_ib_credit_init(&ic->i_credit, 0, ic->i_grant);
+	ic->i_peer_grant = RDS_IB_HS_MAX_CREDITS;
+	spin_unlock_bh(&ic->i_lock);
+	WRITE_ONCE(ic->i_rx_stopped, false);
 
 	ic->i_send_cq = rds_fault() ? ERR_PTR(-ENOMEM) :
 			ib_alloc_cq_any(rdev->rd_dev, ic, RDS_IB_SEND_RING + 2,
@@ -205,8 +201,6 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 
 	attr.qp_context = ic;
 	attr.send_cq = ic->i_send_cq;
-	attr.recv_cq = rdev->rd_recv_cq;
-	attr.srq = rdev->rd_srq;
 	attr.qp_type = IB_QPT_RC;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.cap.max_send_wr = RDS_IB_SEND_RING + 1;
@@ -215,14 +209,21 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 	if (ret)
 		goto err;
 	WRITE_ONCE(ic->i_qp, id->qp);
+	ret = rdev->rd_rx_ops->conn_start(ic);
+	if (ret) {
+		WRITE_ONCE(ic->i_qp, NULL);
+		rdma_destroy_qp(id);
+		goto err;
+	}
 	return 0;
 err:
 	rds_ib_ring_free(ic);
 	if (ic->i_send_cq)
 		ib_free_cq(ic->i_send_cq);
 	ic->i_send_cq = NULL;
-	atomic_add(ic->i_reserved, &rdev->rd_rx_free);
-	ic->i_reserved = 0;
+	if (prepared)
+		rdev->rd_rx_ops->conn_stop(ic);
+err_put:
 	ic->i_rdev = NULL;
 	rds_ib_device_put(rdev);
 	return ret;
@@ -241,10 +242,11 @@ static void rds_ib_attempt_end(struct rds_ib_conn *ic, struct rds_ib_attempt *a)
 	spin_lock_bh(&ic->i_lock);
 	ic->i_up = false;
 	spin_unlock_bh(&ic->i_lock);
+	WRITE_ONCE(ic->i_rx_stopped, true);
 
 	if (ic->i_qp) {
 		rdma_disconnect(id);
-		ib_drain_sq(ic->i_qp);
+		ic->i_rdev->rd_rx_ops->conn_drain(ic);
 		WRITE_ONCE(ic->i_qp, NULL);
 		rds_ib_send_reset(ic);
 		rdma_destroy_qp(id);
@@ -256,8 +258,7 @@ static void rds_ib_attempt_end(struct rds_ib_conn *ic, struct rds_ib_attempt *a)
 	}
 	if (ic->i_rdev) {
 		rds_ib_ring_free(ic);
-		atomic_add(ic->i_reserved, &ic->i_rdev->rd_rx_free);
-		ic->i_reserved = 0;
+		ic->i_rdev->rd_rx_ops->conn_stop(ic);
 		rds_ib_device_put(ic->i_rdev);
 		ic->i_rdev = NULL;
 	}
@@ -301,9 +302,11 @@ static void rds_ib_attempt_up(struct rds_ib_conn *ic)
 
 	lockdep_assert_held(&ic->i_cm_mutex);
 	spin_lock_bh(&ic->i_lock);
-	rds_ib_credit_init(&ic->i_credit, ic->i_peer_grant, ic->i_grant);
-	ic->i_ack_sent = READ_ONCE(ic->i_rx_delivered);
-	ic->i_ack_owed = false;
+	/* The peer knows what our handshake said; deliveries since need
+	 * an ACK.
+	 */
+	ic->i_ack_sent = ic->i_hs_ack;
+	ic->i_ack_owed = READ_ONCE(ic->i_rx_delivered) != ic->i_hs_ack;
 	ic->i_rx_unacked = 0;
 	ic->i_rx_unacked_bytes = 0;
 	ic->i_up = true;
@@ -318,6 +321,7 @@ static void rds_ib_attempt_up(struct rds_ib_conn *ic)
 	if (rds_cong_map_any(conn->c_lcong))
 		rds_send_cong_map(conn);
 	queue_work(rds_ib_wq, &ic->i_send_work);
+	rds_ib_send_ctrl(ic);
 }
 
 static struct rds_ib_attempt *rds_ib_attempt_new(struct rds_ib_conn *ic,
@@ -346,7 +350,7 @@ static void rds_ib_cm_refuse(struct rdma_cm_id *cm_id,
 	};
 	u8 buf[sizeof(struct rds_ib_hs_wire)];
 
-	atomic_inc(&rds_ib_hs_count[reason]);
+	atomic64_inc(&rds_ib_hs_count[reason]);
 	pr_info_ratelimited("refused a connection from %pISc: %s\n",
 			    &cm_id->route.addr.dst_addr,
 			    rds_ib_hs_reason_name(reason));
@@ -441,7 +445,7 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 		goto end;
 	}
 	mutex_unlock(&ic->i_cm_mutex);
-	atomic_inc(&rds_ib_hs_count[RDS_IB_HS_OK]);
+	atomic64_inc(&rds_ib_hs_count[RDS_IB_HS_OK]);
 	pr_info("accepted a connection from %pISc (protocol %u.%u)\n",
 		&cm_id->route.addr.dst_addr, hs.major, hs.minor);
 	return 0;
@@ -498,8 +502,9 @@ static void rds_ib_cm_refused(struct rds_ib_conn *ic,
 					    rds_ib_hs_reason_name(hs.reason));
 		return;
 	}
-	pr_info_ratelimited("%pI6c refused our connection (status %d)\n",
-			    &ic->i_conn->c_faddr, event->status);
+	pr_info_ratelimited("%pI6c refused our connection (status %d, %u bytes of private data)\n",
+			    &ic->i_conn->c_faddr, event->status,
+			    event->param.conn.private_data_len);
 }
 
 static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
@@ -686,6 +691,10 @@ void rds_ib_conn_error(struct rds_ib_conn *ic, const char *why)
 	spin_lock_bh(&ic->i_lock);
 	ic->i_up = false;
 	spin_unlock_bh(&ic->i_lock);
+	/* Nothing after a lost or refused frame may be delivered: the peer
+	 * retransmits from the first unacknowledged message.
+	 */
+	WRITE_ONCE(ic->i_rx_stopped, true);
 	WRITE_ONCE(ic->i_err_qp, READ_ONCE(ic->i_qp));
 	pr_debug("%pI6c: %s\n", &ic->i_conn->c_faddr, why);
 	queue_work(rds_ib_wq, &ic->i_down_work);

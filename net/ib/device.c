@@ -23,6 +23,11 @@ module_param_named(ib_srq_size, rds_ib_srq_size, uint, 0444);
 MODULE_PARM_DESC(ib_srq_size,
 		 "Receive buffers of each device's shared receive queue (default 1024)");
 
+static bool rds_ib_no_srq;
+module_param_named(ib_no_srq, rds_ib_no_srq, bool, 0444);
+MODULE_PARM_DESC(ib_no_srq,
+		 "Receive with a ring per connection even where the device has an SRQ (tests)");
+
 /* protects changes of rds_ib_devices; readers use RCU */
 static DEFINE_MUTEX(rds_ib_devices_lock);
 static LIST_HEAD(rds_ib_devices);
@@ -84,12 +89,6 @@ static int rds_ib_add_one(struct ib_device *dev)
 
 	if (!rds_ib_device_usable(dev))
 		return -EOPNOTSUPP;
-	if (!dev->attrs.max_srq || dev->attrs.max_srq_wr < 2) {
-		/* The per-connection receive ring comes with the data path. */
-		pr_info("%s: no shared receive queue: not used\n",
-			dev_name(&dev->dev));
-		return -EOPNOTSUPP;
-	}
 
 	rdev = rds_fault() ? NULL : kzalloc(sizeof(*rdev), GFP_KERNEL);
 	if (!rdev) {
@@ -98,7 +97,11 @@ static int rds_ib_add_one(struct ib_device *dev)
 	}
 	rdev->rd_dev = dev;
 	refcount_set(&rdev->rd_refcount, 1);
-	rdev->rd_rx_ops = &rds_ib_srq_ops;
+	/* Chosen once: the data path never asks which it has. */
+	if (dev->attrs.max_srq && dev->attrs.max_srq_wr >= 2 && !rds_ib_no_srq)
+		rdev->rd_rx_ops = &rds_ib_srq_ops;
+	else
+		rdev->rd_rx_ops = &rds_ib_ring_ops;
 
 	rdev->rd_pd = rds_fault() ? ERR_PTR(-ENOMEM) : ib_alloc_pd(dev, 0);
 	if (IS_ERR(rdev->rd_pd)) {

@@ -27,22 +27,38 @@ struct rds_ib_device;
 struct rds_ib_conn;
 struct rds_ib_attempt;
 
-/* One receive buffer: a page that takes one fragment (header + data). */
+/* One receive buffer: a header slot and a page, for one frame. */
 struct rds_ib_rx_buf {
 	struct ib_cqe		rb_cqe;		/* completion: rb_cqe.done */
 	struct page		*rb_page;
 	u64			rb_dma;
+	void			*rb_hdr;	/* where the header lands */
+	u64			rb_hdr_dma;
 	struct rds_ib_device	*rb_dev;
+	struct rds_ib_conn	*rb_ic;		/* ring mode: its connection */
 };
 
 /* How a device receives.  Chosen once per device when it is added:
- * devices with a shared receive queue use rds_ib_srq_ops; the data path
- * calls through this table and never tests which kind it has.
+ * devices with a shared receive queue use rds_ib_srq_ops, others (or all,
+ * with ib_no_srq) a ring of buffers per connection, rds_ib_ring_ops.  The
+ * connection code calls through this table and never tests which it has;
+ * each has its own completion handler.
  */
 struct rds_ib_rx_ops {
 	const char	*name;
 	int		(*setup)(struct rds_ib_device *rdev);
 	void		(*teardown)(struct rds_ib_device *rdev);
+	/* Before the QP exists: decide the connection's grant (i_grant),
+	 * take its buffers and fill the receive side of the QP attributes.
+	 */
+	int		(*conn_prepare)(struct rds_ib_conn *ic,
+					struct ib_qp_init_attr *attr);
+	/* The QP exists: post the connection's own receives, if any. */
+	int		(*conn_start)(struct rds_ib_conn *ic);
+	/* Make every completion of the QP arrive (sends and receives). */
+	void		(*conn_drain)(struct rds_ib_conn *ic);
+	/* The QP is gone: give back what conn_prepare took. */
+	void		(*conn_stop)(struct rds_ib_conn *ic);
 };
 
 struct rds_ib_device {
@@ -71,6 +87,7 @@ struct rds_ib_device {
 };
 
 extern const struct rds_ib_rx_ops rds_ib_srq_ops;
+extern const struct rds_ib_rx_ops rds_ib_ring_ops;
 extern unsigned int rds_ib_srq_size;
 
 /* Frames on the wire: every SEND is one 48-byte RDS header followed by at
@@ -79,7 +96,7 @@ extern unsigned int rds_ib_srq_size;
  */
 #define RDS_IB_FRAG		PAGE_SIZE
 #define RDS_IB_FLAG_CTRL	0x80	/* h_flags: a control frame */
-#define RDS_IB_SEND_RING	256	/* data send slots per connection */
+#define RDS_IB_SEND_RING	128	/* data send slots per connection */
 
 /* One send slot: the header of one frame and the work request for it. */
 struct rds_ib_send_slot {
@@ -159,7 +176,16 @@ struct rds_ib_conn {
 	u64			i_rx_unacked_bytes;
 	u32			i_grant;	/* credits we grant per attempt */
 	u32			i_peer_grant;	/* credits the peer granted us */
+	u64			i_hs_ack;	/* the ACK our handshake carried */
 	u32			i_reserved;	/* buffers taken from rd_rx_free */
+	/* ring mode: the connection's own receive buffers */
+	struct ib_cq		*i_recv_cq;
+	struct rds_ib_rx_buf	*i_rx_bufs;
+	unsigned int		i_rx_nr;
+	void			*i_rx_hdrs;
+	u64			i_rx_hdrs_dma;
+
+	bool			i_rx_stopped;	/* error: take no more frames */
 
 	/* protects the reassembly state (receive completions, teardown) */
 	spinlock_t		i_rx_lock;
@@ -186,6 +212,8 @@ int rds_ib_device_init(void);
 void rds_ib_device_exit(void);
 
 /* trans.c */
+int rds_ib_counts_show(char *buf, const char *const *keys,
+		       atomic64_t *vals, int n);
 int rds_ib_init(void);
 void rds_ib_exit(void);
 
@@ -216,7 +244,12 @@ int rds_ib_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to);
 void rds_ib_inc_free(struct rds_incoming *inc);
 
 /* srq.c */
+extern atomic_t rds_ib_rx_pages;
 int rds_ib_srq_post(struct rds_ib_device *rdev, struct rds_ib_rx_buf *buf);
-void *rds_ib_srq_hdr(struct rds_ib_device *rdev, struct rds_ib_rx_buf *buf);
+void rds_ib_rx_buf_wr(struct rds_ib_rx_buf *buf, struct ib_recv_wr *wr,
+		      struct ib_sge *sge);
+int rds_ib_rx_buf_alloc(struct rds_ib_rx_buf *buf, bool may_fail);
+void rds_ib_rx_buf_free(struct rds_ib_rx_buf *buf);
+void rds_ib_rx_buf_sync(struct rds_ib_rx_buf *buf, bool to_cpu);
 
 #endif /* _RDS_IB_H */

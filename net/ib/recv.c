@@ -69,38 +69,6 @@ static bool rds_ib_recv_ack(struct rds_ib_conn *ic, u64 ack)
 	return true;
 }
 
-/* A congestion map update from the peer: the ports of its address that
- * are congested.  Applied to our copy of its map.
- */
-static void rds_ib_recv_cong(struct rds_ib_conn *ic, struct rds_message *rm)
-{
-	struct rds_cong_map *map = ic->i_conn->c_fcong;
-	u64 freed = 0;
-	unsigned int i, port = 0;
-
-	rds_ib_count(RDS_IB_C_CONG_RECV);
-	for (i = 0; i < rm->m_nents; i++) {
-		const u8 *p = kmap_local_page(sg_page(&rm->m_sg[i]));
-		unsigned int b;
-
-		for (b = 0; b < rm->m_sg[i].length * 8; b++, port++) {
-			bool set = p[b / 8] & (1 << (b % 8));
-			__be16 bport = cpu_to_be16(port);
-
-			if (set == rds_cong_test_bit(map, bport))
-				continue;
-			if (set) {
-				rds_cong_set_bit(map, bport);
-			} else {
-				rds_cong_clear_bit(map, bport);
-				freed |= 1ULL << (port % 64);
-			}
-		}
-		kunmap_local(p);
-	}
-	rds_cong_map_updated(map, freed);
-}
-
 /* A message is complete: deliver it, then it counts toward the ACK. */
 static void rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm)
 {
@@ -111,10 +79,12 @@ static void rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm)
 	bool ack_now = hdr->h_flags & RDS_FLAG_ACK_REQUIRED;
 
 	if (hdr->h_flags & RDS_FLAG_CONG_BITMAP) {
-		if (len == RDS_CONG_MAP_BYTES)
-			rds_ib_recv_cong(ic, rm);
-		else
+		if (len == RDS_CONG_MAP_BYTES) {
+			rds_ib_count(RDS_IB_C_CONG_RECV);
+			rds_cong_map_recv(conn->c_fcong, rm);
+		} else {
 			rds_ib_count(RDS_IB_C_BAD_FRAMES);
+		}
 		rds_message_put(rm);
 	} else {
 		/* The incoming takes over our reference (rds_ib_inc_free). */
@@ -202,7 +172,6 @@ static struct rds_message *rds_ib_recv_frag(struct rds_ib_conn *ic,
 void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 		       struct ib_wc *wc)
 {
-	struct rds_ib_device *rdev = buf->rb_dev;
 	struct rds_header hdr;
 	struct rds_message *done = NULL;
 	const char *why = NULL;
@@ -210,8 +179,8 @@ void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 	u32 data_len;
 
 	rds_ib_count(RDS_IB_C_RX_FRAMES);
-	/* A completion of an attempt already torn down. */
-	if (wc->qp != READ_ONCE(ic->i_qp)) {
+	/* A completion of an attempt already torn down or failed. */
+	if (wc->qp != READ_ONCE(ic->i_qp) || READ_ONCE(ic->i_rx_stopped)) {
 		rds_ib_count(RDS_IB_C_STALE_RX);
 		return;
 	}
@@ -219,7 +188,7 @@ void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 		rds_ib_recv_bad(ic, "short frame");
 		return;
 	}
-	memcpy(&hdr, rds_ib_srq_hdr(rdev, buf), sizeof(hdr));
+	memcpy(&hdr, buf->rb_hdr, sizeof(hdr));
 	data_len = wc->byte_len - sizeof(hdr);
 	if (hdr.h_csum != rds_ib_hdr_csum(&hdr)) {
 		rds_stats_inc(s_recv_drop_bad_checksum);

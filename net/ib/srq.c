@@ -22,7 +22,7 @@
 #include "ib.h"
 
 /* Receive pages held by all devices: memory accounting, leak tests. */
-static atomic_t rds_ib_rx_pages = ATOMIC_INIT(0);
+atomic_t rds_ib_rx_pages = ATOMIC_INIT(0);
 
 static int rds_ib_rx_pages_get(char *buf, const struct kernel_param *kp)
 {
@@ -44,38 +44,82 @@ static u64 rds_ib_srq_hdr_dma(struct rds_ib_device *rdev, unsigned int i)
 	return rdev->rd_hdrs_dma + (u64)i * RDS_IB_HDR_BYTES;
 }
 
+/* The receive work request of a buffer: header slot, then the page. */
+void rds_ib_rx_buf_wr(struct rds_ib_rx_buf *buf, struct ib_recv_wr *wr,
+		      struct ib_sge *sge)
+{
+	u32 lkey = buf->rb_dev->rd_pd->local_dma_lkey;
+
+	sge[0].addr = buf->rb_hdr_dma;
+	sge[0].length = RDS_IB_HDR_BYTES;
+	sge[0].lkey = lkey;
+	sge[1].addr = buf->rb_dma;
+	sge[1].length = PAGE_SIZE;
+	sge[1].lkey = lkey;
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_cqe = &buf->rb_cqe;
+	wr->sg_list = sge;
+	wr->num_sge = 2;
+}
+
+/* Give a buffer its page, mapped for the device. */
+int rds_ib_rx_buf_alloc(struct rds_ib_rx_buf *buf, bool may_fail)
+{
+	struct ib_device *dev = buf->rb_dev->rd_dev;
+
+	buf->rb_page = may_fail && rds_fault() ? NULL : alloc_page(GFP_KERNEL);
+	if (!buf->rb_page)
+		return -ENOMEM;
+	buf->rb_dma = ib_dma_map_page(dev, buf->rb_page, 0, PAGE_SIZE,
+				      DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(dev, buf->rb_dma)) {
+		__free_page(buf->rb_page);
+		return -ENOMEM;
+	}
+	atomic_inc(&rds_ib_rx_pages);
+	return 0;
+}
+
+void rds_ib_rx_buf_free(struct rds_ib_rx_buf *buf)
+{
+	ib_dma_unmap_page(buf->rb_dev->rd_dev, buf->rb_dma, PAGE_SIZE,
+			  DMA_FROM_DEVICE);
+	__free_page(buf->rb_page);
+	atomic_dec(&rds_ib_rx_pages);
+}
+
+/* Sync a buffer's header and page for the CPU (to_cpu) or back. */
+void rds_ib_rx_buf_sync(struct rds_ib_rx_buf *buf, bool to_cpu)
+{
+	struct ib_device *dev = buf->rb_dev->rd_dev;
+
+	if (to_cpu) {
+		ib_dma_sync_single_for_cpu(dev, buf->rb_hdr_dma,
+					   RDS_IB_HDR_BYTES, DMA_FROM_DEVICE);
+		ib_dma_sync_single_for_cpu(dev, buf->rb_dma, PAGE_SIZE,
+					   DMA_FROM_DEVICE);
+	} else {
+		ib_dma_sync_single_for_device(dev, buf->rb_hdr_dma,
+					      RDS_IB_HDR_BYTES,
+					      DMA_FROM_DEVICE);
+		ib_dma_sync_single_for_device(dev, buf->rb_dma, PAGE_SIZE,
+					      DMA_FROM_DEVICE);
+	}
+}
+
 int rds_ib_srq_post(struct rds_ib_device *rdev, struct rds_ib_rx_buf *buf)
 {
-	unsigned int i = buf - rdev->rd_rx_bufs;
-	struct ib_sge sge[2] = {
-		{
-			.addr	= rds_ib_srq_hdr_dma(rdev, i),
-			.length	= RDS_IB_HDR_BYTES,
-			.lkey	= rdev->rd_pd->local_dma_lkey,
-		}, {
-			.addr	= buf->rb_dma,
-			.length	= PAGE_SIZE,
-			.lkey	= rdev->rd_pd->local_dma_lkey,
-		},
-	};
-	struct ib_recv_wr wr = {
-		.wr_cqe		= &buf->rb_cqe,
-		.sg_list	= sge,
-		.num_sge	= 2,
-	};
+	struct ib_recv_wr wr;
+	struct ib_sge sge[2];
 	int ret;
 
 	if (READ_ONCE(rdev->rd_rx_dying))
 		return -ESHUTDOWN;
+	rds_ib_rx_buf_wr(buf, &wr, sge);
 	ret = ib_post_srq_recv(rdev->rd_srq, &wr, NULL);
 	if (!ret)
 		atomic_inc(&rdev->rd_rx_posted);
 	return ret;
-}
-
-void *rds_ib_srq_hdr(struct rds_ib_device *rdev, struct rds_ib_rx_buf *buf)
-{
-	return rdev->rd_hdrs + (buf - rdev->rd_rx_bufs) * RDS_IB_HDR_BYTES;
 }
 
 /* Runs in softirq context from the shared receive CQ.  The buffer goes
@@ -87,17 +131,13 @@ static void rds_ib_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		container_of(wc->wr_cqe, struct rds_ib_rx_buf, rb_cqe);
 	struct rds_ib_device *rdev = buf->rb_dev;
 	struct ib_device *dev = rdev->rd_dev;
-	u64 hdr_dma = rds_ib_srq_hdr_dma(rdev, buf - rdev->rd_rx_bufs);
 
 	atomic_dec(&rdev->rd_rx_posted);
 	/* The SRQ is going away: teardown frees the buffer. */
 	if (READ_ONCE(rdev->rd_rx_dying))
 		return;
 
-	ib_dma_sync_single_for_cpu(dev, hdr_dma, RDS_IB_HDR_BYTES,
-				   DMA_FROM_DEVICE);
-	ib_dma_sync_single_for_cpu(dev, buf->rb_dma, PAGE_SIZE,
-				   DMA_FROM_DEVICE);
+	rds_ib_rx_buf_sync(buf, true);
 	if (wc->status == IB_WC_SUCCESS) {
 		rds_ib_recv_frame(wc->qp->qp_context, buf, wc);
 	} else if (wc->status != IB_WC_WR_FLUSH_ERR) {
@@ -105,10 +145,7 @@ static void rds_ib_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				    ib_wc_status_msg(wc->status));
 		rds_ib_conn_error(wc->qp->qp_context, "receive error");
 	}
-	ib_dma_sync_single_for_device(dev, hdr_dma, RDS_IB_HDR_BYTES,
-				      DMA_FROM_DEVICE);
-	ib_dma_sync_single_for_device(dev, buf->rb_dma, PAGE_SIZE,
-				      DMA_FROM_DEVICE);
+	rds_ib_rx_buf_sync(buf, false);
 	if (rds_ib_srq_post(rdev, buf))
 		pr_warn_ratelimited("%s: cannot repost a receive buffer\n",
 				    dev_name(&dev->dev));
@@ -116,16 +153,10 @@ static void rds_ib_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static void rds_ib_srq_free_bufs(struct rds_ib_device *rdev, unsigned int n)
 {
-	struct ib_device *dev = rdev->rd_dev;
 	unsigned int i;
 
-	for (i = 0; i < n; i++) {
-		struct rds_ib_rx_buf *buf = &rdev->rd_rx_bufs[i];
-
-		ib_dma_unmap_page(dev, buf->rb_dma, PAGE_SIZE, DMA_FROM_DEVICE);
-		__free_page(buf->rb_page);
-		atomic_dec(&rds_ib_rx_pages);
-	}
+	for (i = 0; i < n; i++)
+		rds_ib_rx_buf_free(&rdev->rd_rx_bufs[i]);
 	kvfree(rdev->rd_rx_bufs);
 	rdev->rd_rx_bufs = NULL;
 }
@@ -182,21 +213,13 @@ static int rds_ib_srq_setup(struct rds_ib_device *rdev)
 
 		buf->rb_dev = rdev;
 		buf->rb_cqe.done = rds_ib_srq_recv_done;
+		buf->rb_hdr = rdev->rd_hdrs + i * RDS_IB_HDR_BYTES;
+		buf->rb_hdr_dma = rds_ib_srq_hdr_dma(rdev, i);
 		/* Inject at the first and last page only: a thousand sites
 		 * would make the fault test walk them all for nothing.
 		 */
-		buf->rb_page = (i == 0 || i == n - 1) && rds_fault() ? NULL :
-			       alloc_page(GFP_KERNEL);
-		if (!buf->rb_page)
+		if (rds_ib_rx_buf_alloc(buf, i == 0 || i == n - 1))
 			goto err_bufs;
-		atomic_inc(&rds_ib_rx_pages);
-		buf->rb_dma = ib_dma_map_page(dev, buf->rb_page, 0, PAGE_SIZE,
-					      DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(dev, buf->rb_dma)) {
-			__free_page(buf->rb_page);
-			atomic_dec(&rds_ib_rx_pages);
-			goto err_bufs;
-		}
 	}
 	for (i = 0; i < n; i++) {
 		ret = rds_ib_srq_post(rdev, &rdev->rd_rx_bufs[i]);
@@ -228,8 +251,57 @@ static void rds_ib_srq_teardown(struct rds_ib_device *rdev)
 	rds_ib_srq_free_hdrs(rdev);
 }
 
+/* A connection's credits come out of the device's SRQ: ib_credits plus
+ * one control buffer, or what is left if fewer remain (at least 4 + 1),
+ * else "busy" until a connection goes.  So the sum of all grants never
+ * exceeds the buffers posted and an RNR cannot happen.
+ */
+static int rds_ib_srq_conn_prepare(struct rds_ib_conn *ic,
+				   struct ib_qp_init_attr *attr)
+{
+	struct rds_ib_device *rdev = ic->i_rdev;
+	int want, avail, take;
+
+	want = min_t(u32, rds_ib_credits ?: 1, RDS_IB_SEND_RING) + 1;
+	do {
+		avail = atomic_read(&rdev->rd_rx_free);
+		if (avail < 5)
+			return -EBUSY;
+		take = min(want, avail);
+	} while (atomic_cmpxchg(&rdev->rd_rx_free, avail, avail - take) !=
+		 avail);
+	ic->i_reserved = take;
+	ic->i_grant = take - 1;
+	attr->srq = rdev->rd_srq;
+	attr->recv_cq = rdev->rd_recv_cq;
+	return 0;
+}
+
+static int rds_ib_srq_conn_start(struct rds_ib_conn *ic)
+{
+	return 0;
+}
+
+/* Receives are on the SRQ: only sends complete through the QP's queue
+ * (late receive completions are recognised by their QP and dropped).
+ */
+static void rds_ib_srq_conn_drain(struct rds_ib_conn *ic)
+{
+	ib_drain_sq(ic->i_qp);
+}
+
+static void rds_ib_srq_conn_stop(struct rds_ib_conn *ic)
+{
+	atomic_add(ic->i_reserved, &ic->i_rdev->rd_rx_free);
+	ic->i_reserved = 0;
+}
+
 const struct rds_ib_rx_ops rds_ib_srq_ops = {
 	.name		= "shared-queue",
 	.setup		= rds_ib_srq_setup,
 	.teardown	= rds_ib_srq_teardown,
+	.conn_prepare	= rds_ib_srq_conn_prepare,
+	.conn_start	= rds_ib_srq_conn_start,
+	.conn_drain	= rds_ib_srq_conn_drain,
+	.conn_stop	= rds_ib_srq_conn_stop,
 };

@@ -33,16 +33,23 @@ static const char *const rds_ib_counter_keys[RDS_IB_C_MAX] = {
 	[RDS_IB_C_CONG_RECV]	= "cong_recv",
 };
 
-static int rds_ib_counters_get(char *buf, const struct kernel_param *kp)
+/* A "key=value key=value ...\n" listing of n counters, for sysfs. */
+int rds_ib_counts_show(char *buf, const char *const *keys,
+		       atomic64_t *vals, int n)
 {
 	int i, len = 0;
 
-	for (i = 0; i < RDS_IB_C_MAX; i++)
+	for (i = 0; i < n; i++)
 		len += sysfs_emit_at(buf, len, "%s%s=%lld", i ? " " : "",
-				     rds_ib_counter_keys[i],
-				     atomic64_read(&rds_ib_counters[i]));
+				     keys[i], atomic64_read(&vals[i]));
 	len += sysfs_emit_at(buf, len, "\n");
 	return len;
+}
+
+static int rds_ib_counters_get(char *buf, const struct kernel_param *kp)
+{
+	return rds_ib_counts_show(buf, rds_ib_counter_keys, rds_ib_counters,
+				  RDS_IB_C_MAX);
 }
 
 static const struct kernel_param_ops rds_ib_counters_ops = {

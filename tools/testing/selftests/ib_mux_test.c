@@ -22,17 +22,8 @@
  * 127.0.0.1), ports BASE.. and BASE+64.., without barriers and without
  * the IB-only checks; this checks the test itself over loopback.
  */
-#include <inttypes.h>
-#include <pthread.h>
-#include <spawn.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <time.h>
-
-#include "rds_test.h"
+#define TWO_HOST_NAME	"ib_mux_test"
+#include "two_host.h"
 #include "kselftest_harness.h"
 
 #define BASE		5000
@@ -46,9 +37,6 @@
 #define PROGRESS_MS	30000
 #define MAX_REPORTS	20		/* detailed error lines per role */
 #define HDR_MAGIC	0x584d4453U	/* "SDMX" */
-#define COUNTERS	"/sys/module/rds/parameters/ib_counters"
-
-extern char **environ;
 
 struct mux_hdr {
 	uint32_t magic;
@@ -88,43 +76,6 @@ struct role {
 
 static uint64_t seed;
 static unsigned int nmsgs = DEF_MSGS;
-static pthread_mutex_t note_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...)
-{
-	va_list ap;
-
-	pthread_mutex_lock(&note_lock);
-	va_start(ap, fmt);
-	fputs("# ", stdout);
-	vprintf(fmt, ap);
-	fputc('\n', stdout);
-	fflush(stdout);
-	va_end(ap);
-	pthread_mutex_unlock(&note_lock);
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static const char *ip(struct in_addr a, char buf[INET_ADDRSTRLEN])
-{
-	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
-}
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static uint64_t msg_key(int host, int sock, uint32_t seq)
 {
@@ -180,7 +131,6 @@ static void report(struct role *r, uint64_t *count, const char *fmt, ...)
 /* Count one error under r->lock; the first MAX_REPORTS are printed. */
 static void report(struct role *r, uint64_t *count, const char *fmt, ...)
 {
-	char line[512];
 	unsigned int n;
 	va_list ap;
 
@@ -189,105 +139,28 @@ static void report(struct role *r, uint64_t *count, const char *fmt, ...)
 		(*count)++;
 	n = r->reports++;
 	pthread_mutex_unlock(&r->lock);
-	if (n > MAX_REPORTS)
-		return;
-	if (n == MAX_REPORTS) {
-		note("host %d: further errors not shown", r->host);
-		return;
-	}
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	vnote_limited(r->host, n, MAX_REPORTS, "errors", fmt, ap);
 	va_end(ap);
-	note("host %d: %s", r->host, line);
-}
-
-static int barrier(const char *name, int tmo)
-{
-	const char *top = getenv("RDS_TOP"), *test = getenv("RDS_TEST");
-	char path[512], full[256], t[16];
-	char *argv[] = { path, full, t, NULL };
-	int status;
-	pid_t pid;
-
-	snprintf(path, sizeof(path), "%s/tools/testing/selftests/barrier",
-		 top ? top : ".");
-	snprintf(full, sizeof(full), "%s.%s", test ? test : "ib_mux_test",
-		 name);
-	snprintf(t, sizeof(t), "%d", tmo);
-	if (posix_spawn(&pid, path, NULL, NULL, argv, environ)) {
-		note("barrier %s: cannot run %s", full, path);
-		return -1;
-	}
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		note("barrier %s: failed (status %d)", full, status);
-		return -1;
-	}
-	return 0;
-}
-
-static void seed_path(char *path, size_t len)
-{
-	const char *test = getenv("RDS_TEST");
-
-	snprintf(path, len, "%s/%s.seed", getenv("RDS_SHARED"),
-		 test ? test : "ib_mux_test");
-}
-
-/* Host 1, before the first barrier: the seed and the message count. */
-static int seed_publish(void)
-{
-	char path[512], tmp[520];
-	FILE *f;
-
-	seed_path(path, sizeof(path));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		note("cannot write %s: %s", tmp, strerror(errno));
-		return -1;
-	}
-	fprintf(f, "%" PRIu64 " %u\n", seed, nmsgs);
-	if (fclose(f) || rename(tmp, path)) {
-		note("cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
 }
 
 /* Host 2, after the first barrier. */
 static int seed_fetch(void)
 {
 	char path[512];
-	FILE *f;
-	int ok;
+	int ret = shared_fetch(path, sizeof(path), "seed", "host 1's seed file",
+			       2, "%" SCNu64 " %u", &seed, &nmsgs);
 
-	seed_path(path, sizeof(path));
-	f = fopen(path, "r");
-	if (!f) {
-		note("host 1's seed file %s: %s", path, strerror(errno));
-		return -1;
-	}
-	ok = fscanf(f, "%" SCNu64 " %u", &seed, &nmsgs) == 2;
-	fclose(f);
-	if (!ok) {
+	if (ret > 0)
 		note("host 1's seed file %s does not hold \"SEED COUNT\"", path);
-		return -1;
-	}
-	return 0;
+	return ret ? -1 : 0;
 }
 
 static int set_buffers(int fd)
 {
 	struct timeval tv = { .tv_sec = 1 };
-	int v = SOCKBUF;
 
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v)) &&
-	    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v)))
-		return -1;
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)) &&
-	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v)))
+	if (set_sockbufs(fd, SOCKBUF))
 		return -1;
 	/* a blocked send wakes every second to check its deadline */
 	return setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -437,15 +310,11 @@ static int drain(struct role *r, int s, unsigned char *got,
 
 	for (;;) {
 		struct sockaddr_in from;
-		struct iovec iov = { .iov_base = got, .iov_len = MAX_LEN + 1 };
-		struct msghdr msg = {
-			.msg_name = &from, .msg_namelen = sizeof(from),
-			.msg_iov = &iov, .msg_iovlen = 1,
-		};
 		ssize_t n;
+		int flags;
 
-		memset(&from, 0, sizeof(from));
-		n = recvmsg(r->fd[s], &msg, MSG_DONTWAIT);
+		n = recv_msg(r->fd[s], got, MAX_LEN + 1, MSG_DONTWAIT, &from,
+			     &flags);
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EINTR) {
 				report(r, NULL, "socket %d: recvmsg: %s", s,
@@ -455,7 +324,7 @@ static int drain(struct role *r, int s, unsigned char *got,
 			return taken;
 		}
 		taken++;
-		check_one(r, s, got, n, msg.msg_flags, &from, exp);
+		check_one(r, s, got, n, flags, &from, exp);
 	}
 }
 
@@ -540,47 +409,18 @@ out:
 	return NULL;
 }
 
-/*
- * rds-info's calling sequence: probe, then fetch.  Returns the item size,
- * *buf (malloc'ed) and *len; -1 on error.
- */
-static int info_get(int fd, int type, void **buf, socklen_t *len)
-{
-	int ret;
-
-	*buf = NULL;
-	*len = 0;
-	for (;;) {
-		ret = getsockopt(fd, SOL_RDS, type, *buf, len);
-		if (ret >= 0 || errno != ENOSPC)
-			return ret;
-		free(*buf);
-		*buf = malloc(*len + 1);
-		if (!*buf)
-			return -1;
-	}
-}
-
 /* Connections laddr -> faddr; prints them; -1 when the info failed. */
 static int count_conns(int fd, const char *laddr, const char *faddr,
 		       char *trans, size_t translen, uint8_t *flags)
 {
 	struct rds_info_connection *c;
 	in_addr_t l = inet_addr(laddr), f = inet_addr(faddr);
-	socklen_t len;
-	void *buf;
-	int ret, found = 0;
-	unsigned int i;
+	int i, n, found = 0;
 
-	ret = info_get(fd, RDS_INFO_CONNECTIONS, &buf, &len);
-	if (ret != (int)sizeof(*c)) {
-		note("RDS_INFO_CONNECTIONS returned %d (%s), expected item size %zu",
-		     ret, ret < 0 ? strerror(errno) : "", sizeof(*c));
-		free(buf);
+	n = info_conns(fd, &c);
+	if (n < 0)
 		return -1;
-	}
-	c = buf;
-	for (i = 0; i < len / sizeof(*c); i++) {
+	for (i = 0; i < n; i++) {
 		char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
 		struct in_addr la = { c[i].laddr }, fa = { c[i].faddr };
 
@@ -596,25 +436,8 @@ static int count_conns(int fd, const char *laddr, const char *faddr,
 			 (char *)c[i].transport);
 		*flags = c[i].flags;
 	}
-	free(buf);
+	free(c);
 	return found;
-}
-
-/* Value of key in the ib_counters line, -1 when absent. */
-static long long counter(const char *line, const char *key)
-{
-	size_t kl = strlen(key);
-	const char *p = line;
-
-	while (*p) {
-		while (*p == ' ')
-			p++;
-		if (!strncmp(p, key, kl) && p[kl] == '=')
-			return strtoll(p + kl + 1, NULL, 10);
-		while (*p && *p != ' ')
-			p++;
-	}
-	return -1;
 }
 
 static void setup_role(struct __test_metadata *_metadata, struct role *r,
@@ -656,24 +479,16 @@ FIXTURE_TEARDOWN(ib)
 
 TEST_F_TIMEOUT(ib, mux, 590)
 {
-	const char *addr = getenv("RDS_ADDR"), *peer = getenv("RDS_PEER");
-	const char *env_seed = getenv("RDS_SEED"), *env_n;
-	const char *self_env = getenv("RDS_LOOPBACK_SELF");
-	int host = getenv("RDS_HOST") ? atoi(getenv("RDS_HOST")) : 1;
+	const char *env_seed = getenv("RDS_SEED"), *env_n, *addr, *peer;
+	bool single = single_host(&addr, &peer);
+	int host = this_host();
 	static struct role roles[2];
 	unsigned int nroles, i, t;
 	char trans[TRANSNAMSIZ + 1] = "";
 	uint8_t cflags = 0;
-	bool single;
 	int64_t t0;
 	int s, nconn;
 
-	if (!addr || !*addr)
-		addr = "127.0.0.1";
-	single = (self_env && !strcmp(self_env, "1")) || !peer || !*peer ||
-		 !strcmp(peer, addr);
-	if (single)
-		peer = addr;
 	ASSERT_TRUE(single || host == 1 || host == 2)
 		TH_LOG("RDS_HOST must be 1 or 2, is %d", host);
 
@@ -687,7 +502,8 @@ TEST_F_TIMEOUT(ib, mux, 590)
 		       (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 		note("seed %" PRIu64 ", %u msgs per socket", seed, nmsgs);
 		if (!single)
-			ASSERT_EQ(0, seed_publish());
+			ASSERT_EQ(0, shared_publish("seed", "%" PRIu64 " %u\n",
+						    seed, nmsgs));
 	} else {
 		/* host 2 learns the count before allocating */
 		ASSERT_EQ(0, barrier("seed", 120));
@@ -787,35 +603,31 @@ TEST_F_TIMEOUT(ib, mux, 590)
 
 	/* the IB transport's own counters */
 	{
-		char line[1024] = "";
-		FILE *f = fopen(COUNTERS, "r");
+		char line[1024];
 		static const char *const keys[] = {
 			"tx_frames", "rx_frames", "credit_waits",
 			"credits_peak", "rnr", "bad_frames", "resets",
 		};
-		bool have_line = false;
+		int got = read_counters(line, sizeof(line));
+		bool have_line = got > 0;
 
-		if (f) {
-			have_line = fgets(line, sizeof(line), f) != NULL;
-			fclose(f);
-			line[strcspn(line, "\n")] = 0;
+		if (got >= 0)
 			note("ib_counters: %s", line);
-		}
 		if (single) {
-			if (!f)
+			if (got < 0)
 				note("%s: %s (not checked in single-host mode)",
-				     COUNTERS, strerror(errno));
+				     IB_COUNTERS, strerror(errno));
 		} else {
 			EXPECT_TRUE(have_line)
 				TH_LOG("cannot read %s: %s (the IB transport's counters)",
-				       COUNTERS, f ? "empty" : strerror(errno));
+				       IB_COUNTERS, got ? strerror(errno) : "empty");
 			if (have_line) {
 				for (i = 0; i < ARRAY_SIZE(keys); i++) {
 					const char *k = keys[i];
 
 					EXPECT_LE(0, counter(line, k))
 						TH_LOG("%s has no key %s",
-						       COUNTERS, k);
+						       IB_COUNTERS, k);
 				}
 				EXPECT_EQ(0, counter(line, "rnr"))
 					TH_LOG("receiver-not-ready retries");

@@ -23,19 +23,11 @@
  * Knobs: RDS_SEED, RDS_SIZES_MAXK (largest k of the boundary sizes, 256).
  */
 #include <fcntl.h>
-#include <inttypes.h>
-#include <pthread.h>
-#include <spawn.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/time.h>
-#include <sys/wait.h>
-#include <time.h>
 
-#include "rds_test.h"
+#define TWO_HOST_NAME	"ib_sizes_test"
+#include "two_host.h"
 #include "kselftest_harness.h"
 
 #define PORT		4000
@@ -48,8 +40,6 @@
 #define PROGRESS_MS	30000
 #define MAX_REPORTS	10		/* detailed mismatch lines per role */
 #define HDR_MAGIC	0x5a53444eU	/* "NDSZ" */
-
-extern char **environ;
 
 /* The first 16 bytes of a message of 16 bytes or more. */
 struct sz_hdr {
@@ -76,45 +66,6 @@ struct role {
 static size_t *sizes;
 static unsigned int nsizes;
 static uint64_t seed;
-static pthread_mutex_t note_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* One "# ..." line on stdout, flushed (the harness's child _exits). */
-static void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...)
-{
-	va_list ap;
-
-	pthread_mutex_lock(&note_lock);
-	va_start(ap, fmt);
-	fputs("# ", stdout);
-	vprintf(fmt, ap);
-	fputc('\n', stdout);
-	fflush(stdout);
-	va_end(ap);
-	pthread_mutex_unlock(&note_lock);
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* inet_ntoa without its shared buffer */
-static const char *ip(struct in_addr a, char buf[INET_ADDRSTRLEN])
-{
-	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
-}
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 /* The bytes of message index sent by host: a xorshift64 stream, header. */
 static void fill(unsigned char *buf, size_t len, uint32_t index, int host)
@@ -193,82 +144,16 @@ static void build_sizes(unsigned int maxk)
 		sizes[nsizes++] = splitmix64(&r) % (MAX_MSG + 1);
 }
 
-/* barrier NAME TIMEOUT_S, prefixed with RDS_TEST; 0 when all arrived. */
-static int barrier(const char *name, int tmo)
-{
-	const char *top = getenv("RDS_TOP"), *test = getenv("RDS_TEST");
-	char path[512], full[256], t[16];
-	char *argv[] = { path, full, t, NULL };
-	int status;
-	pid_t pid;
-
-	snprintf(path, sizeof(path), "%s/tools/testing/selftests/barrier",
-		 top ? top : ".");
-	snprintf(full, sizeof(full), "%s.%s", test ? test : "ib_sizes_test",
-		 name);
-	snprintf(t, sizeof(t), "%d", tmo);
-	if (posix_spawn(&pid, path, NULL, NULL, argv, environ)) {
-		note("barrier %s: cannot run %s", full, path);
-		return -1;
-	}
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		note("barrier %s: failed (status %d)", full, status);
-		return -1;
-	}
-	return 0;
-}
-
-static void seed_path(char *path, size_t len)
-{
-	const char *test = getenv("RDS_TEST");
-
-	snprintf(path, len, "%s/%s.seed", getenv("RDS_SHARED"),
-		 test ? test : "ib_sizes_test");
-}
-
-/* Host 1, before the first barrier. */
-static int seed_publish(void)
-{
-	char path[512], tmp[520];
-	FILE *f;
-
-	seed_path(path, sizeof(path));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		note("cannot write %s: %s", tmp, strerror(errno));
-		return -1;
-	}
-	fprintf(f, "%" PRIu64 "\n", seed);
-	if (fclose(f) || rename(tmp, path)) {
-		note("cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /* Host 2, after the first barrier. */
 static int seed_fetch(void)
 {
 	char path[512];
-	FILE *f;
-	int ok;
+	int ret = shared_fetch(path, sizeof(path), "seed", "host 1's seed file",
+			       1, "%" SCNu64, &seed);
 
-	seed_path(path, sizeof(path));
-	f = fopen(path, "r");
-	if (!f) {
-		note("host 1's seed file %s: %s", path, strerror(errno));
-		return -1;
-	}
-	ok = fscanf(f, "%" SCNu64, &seed) == 1;
-	fclose(f);
-	if (!ok) {
+	if (ret > 0)
 		note("host 1's seed file %s holds no number", path);
-		return -1;
-	}
-	return 0;
+	return ret ? -1 : 0;
 }
 
 static int big_buffers(int fd)
@@ -276,11 +161,7 @@ static int big_buffers(int fd)
 	int v = SOCKBUF, got = 0;
 	socklen_t len = sizeof(got);
 
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v)) &&
-	    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v)))
-		return -1;
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)) &&
-	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v)))
+	if (set_sockbufs(fd, v))
 		return -1;
 	if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &got, &len))
 		return -1;
@@ -359,31 +240,25 @@ static void mismatch(struct role *r, const char *fmt, ...)
 
 static void mismatch(struct role *r, const char *fmt, ...)
 {
-	char line[512];
 	va_list ap;
 
 	r->mismatches++;
-	if (r->reports++ >= MAX_REPORTS) {
-		if (r->reports == MAX_REPORTS + 1)
-			note("host %d: further mismatches not shown", r->host);
-		return;
-	}
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	vnote_limited(r->host, r->reports++, MAX_REPORTS, "mismatches", fmt,
+		      ap);
 	va_end(ap);
-	note("host %d: %s", r->host, line);
 }
 
 /* Check the i-th message received (n bytes in got). */
 static void check_one(struct role *r, unsigned int i, const unsigned char *got,
-		      ssize_t n, const struct msghdr *msg,
-		      const struct sockaddr_in *from, unsigned char *exp)
+		      ssize_t n, int flags, const struct sockaddr_in *from,
+		      unsigned char *exp)
 {
 	char what[96], a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
 	size_t want = sizes[i];
 	size_t off;
 
-	if (msg->msg_flags & MSG_TRUNC) {
+	if (flags & MSG_TRUNC) {
 		mismatch(r, "message %u (size %zu): MSG_TRUNC set, %zd bytes returned",
 			 i, want, n);
 		return;
@@ -426,13 +301,9 @@ static void *receiver(void *p)
 	while (i < nsizes) {
 		struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
 		struct sockaddr_in from;
-		struct iovec iov = { .iov_base = got, .iov_len = MAX_MSG + 1 };
-		struct msghdr msg = {
-			.msg_name = &from, .msg_namelen = sizeof(from),
-			.msg_iov = &iov, .msg_iovlen = 1,
-		};
 		int64_t now = now_ms();
 		ssize_t n;
+		int flags;
 
 		if (now >= progress) {
 			note("host %d: %u of %u messages received (%" PRIu64 " bytes)",
@@ -453,8 +324,8 @@ static void *receiver(void *p)
 		}
 		if (n <= 0)
 			continue;
-		memset(&from, 0, sizeof(from));
-		n = recvmsg(r->fd, &msg, MSG_DONTWAIT);
+		n = recv_msg(r->fd, got, MAX_MSG + 1, MSG_DONTWAIT, &from,
+			     &flags);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				continue;
@@ -463,7 +334,7 @@ static void *receiver(void *p)
 			r->rx_failed = true;
 			break;
 		}
-		check_one(r, i, got, n, &msg, &from, exp);
+		check_one(r, i, got, n, flags, &from, exp);
 		r->rcvd++;
 		r->rcvd_bytes += n;
 		i++;
@@ -503,21 +374,13 @@ FIXTURE_TEARDOWN(ib)
 
 TEST_F_TIMEOUT(ib, sizes, 590)
 {
-	const char *addr = getenv("RDS_ADDR"), *peer = getenv("RDS_PEER");
-	const char *env_seed = getenv("RDS_SEED"), *env_k;
-	const char *self_env = getenv("RDS_LOOPBACK_SELF");
+	const char *env_seed = getenv("RDS_SEED"), *env_k, *addr, *peer;
+	bool single = single_host(&addr, &peer);
 	struct role roles[2];
 	unsigned int maxk = MAXK, nroles, i;
-	int host = getenv("RDS_HOST") ? atoi(getenv("RDS_HOST")) : 1;
-	bool single;
+	int host = this_host();
 	int64_t t0;
 
-	if (!addr || !*addr)
-		addr = "127.0.0.1";
-	single = (self_env && !strcmp(self_env, "1")) || !peer || !*peer ||
-	       !strcmp(peer, addr);
-	if (single)
-		peer = addr;
 	ASSERT_TRUE(single || host == 1 || host == 2)
 		TH_LOG("RDS_HOST must be 1 or 2, is %d", host);
 	env_k = getenv("RDS_SIZES_MAXK");
@@ -531,7 +394,8 @@ TEST_F_TIMEOUT(ib, sizes, 590)
 		       (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 		note("seed %" PRIu64, seed);
 		if (!single)
-			ASSERT_EQ(0, seed_publish());
+			ASSERT_EQ(0, shared_publish("seed", "%" PRIu64 "\n",
+						     seed));
 	}
 
 	memset(roles, 0, sizeof(roles));

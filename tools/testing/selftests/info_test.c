@@ -10,27 +10,6 @@
 #include "rds_test.h"
 #include "kselftest_harness.h"
 
-/*
- * rds-info's calling sequence: probe with 0, then fetch.  Returns the
- * item size, *buf (malloc'ed) and *len; -1 on error.
- */
-static int info_get(int fd, int type, void **buf, socklen_t *len)
-{
-	int ret;
-
-	*buf = NULL;
-	*len = 0;
-	for (;;) {
-		ret = getsockopt(fd, SOL_RDS, type, *buf, len);
-		if (ret >= 0 || errno != ENOSPC)
-			return ret;
-		free(*buf);
-		*buf = malloc(*len + 1);
-		if (!*buf)
-			return -1;
-	}
-}
-
 static uint64_t counter(int fd, const char *name)
 {
 	struct rds_info_counter *c;
@@ -39,7 +18,7 @@ static uint64_t counter(int fd, const char *name)
 	uint64_t v = ~0ULL;
 	unsigned int i;
 
-	if (info_get(fd, RDS_INFO_COUNTERS, &buf, &len) != sizeof(*c))
+	if (rds_info_get(fd, RDS_INFO_COUNTERS, &buf, &len) != sizeof(*c))
 		return v;
 	c = buf;
 	for (i = 0; i < len / sizeof(*c); i++)
@@ -179,7 +158,7 @@ TEST(sockets)
 	ASSERT_EQ(0, connect(fd, (struct sockaddr *)&to, sizeof(to)));
 	ASSERT_EQ(0, fstat(fd, &st));
 
-	ASSERT_EQ((int)sizeof(*s), info_get(fd, RDS_INFO_SOCKETS, &buf, &len));
+	ASSERT_EQ((int)sizeof(*s), rds_info_get(fd, RDS_INFO_SOCKETS, &buf, &len));
 	s = buf;
 	for (i = 0; i < len / sizeof(*s); i++) {
 		EXPECT_NE(0U, s[i].bound_addr);	/* v4-bound only */
@@ -195,7 +174,7 @@ TEST(sockets)
 	EXPECT_EQ(1, found);
 	free(buf);
 
-	ASSERT_EQ((int)sizeof(*s6), info_get(fd, RDS6_INFO_SOCKETS, &buf, &len));
+	ASSERT_EQ((int)sizeof(*s6), rds_info_get(fd, RDS6_INFO_SOCKETS, &buf, &len));
 	s6 = buf;
 	for (i = 0; i < len / sizeof(*s6); i++) {
 		if (s6[i].bound_port == htons(4302)) {
@@ -232,7 +211,7 @@ TEST(connections)
 	ASSERT_EQ(1, rds_sendto(a, &x, 1, 0, &bn));
 	ASSERT_EQ(1, rds_sendto(a, &x, 1, 0, &bn));
 
-	ASSERT_EQ((int)sizeof(*c), info_get(a, RDS_INFO_CONNECTIONS, &buf, &len));
+	ASSERT_EQ((int)sizeof(*c), rds_info_get(a, RDS_INFO_CONNECTIONS, &buf, &len));
 	c = buf;
 	for (i = 0; i < len / sizeof(*c); i++) {
 		if (c[i].laddr != htonl(INADDR_LOOPBACK) ||
@@ -245,7 +224,7 @@ TEST(connections)
 	}
 	EXPECT_EQ(1, found);
 	free(buf);
-	ASSERT_EQ(65, info_get(a, RDS6_INFO_CONNECTIONS, &buf, &len));
+	ASSERT_EQ(65, rds_info_get(a, RDS6_INFO_CONNECTIONS, &buf, &len));
 	EXPECT_LE(65U, len);
 	free(buf);
 	close(a);
@@ -271,7 +250,7 @@ TEST(recv_messages)
 		ASSERT_EQ(100 * (i + 1), rds_sendto(a, out, 100 * (i + 1), 0,
 						    &bn));
 
-	ASSERT_EQ((int)sizeof(*m), info_get(a, RDS_INFO_RECV_MESSAGES, &buf, &len));
+	ASSERT_EQ((int)sizeof(*m), rds_info_get(a, RDS_INFO_RECV_MESSAGES, &buf, &len));
 	m = buf;
 	for (i = 0; i < len / sizeof(*m); i++) {
 		if (m[i].lport != bn.sin_port)
@@ -287,7 +266,7 @@ TEST(recv_messages)
 
 	for (i = 0; i < 3; i++)
 		ASSERT_LT(0, rds_recvfrom(b, out, sizeof(out), 0, NULL));
-	ASSERT_EQ((int)sizeof(*m), info_get(a, RDS_INFO_RECV_MESSAGES, &buf, &len));
+	ASSERT_EQ((int)sizeof(*m), rds_info_get(a, RDS_INFO_RECV_MESSAGES, &buf, &len));
 	m = buf;
 	for (i = 0; i < len / sizeof(*m); i++)
 		EXPECT_NE(bn.sin_port, m[i].lport);

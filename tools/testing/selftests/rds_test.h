@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the AF_RDS selftests: sockets bound to loopback or
- * host addresses, and send/receive wrappers that report errno.
+ * host addresses, send/receive wrappers that report errno, and reading an
+ * RDS_INFO_* snapshot.
  */
 #ifndef _RDS_TEST_H
 #define _RDS_TEST_H
@@ -11,6 +12,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -111,6 +113,28 @@ static inline void rds_fill(unsigned char *buf, size_t len, unsigned int seed)
 
 	for (i = 0; i < len; i++)
 		buf[i] = (unsigned char)(seed * 131 + i * 7 + (i >> 8));
+}
+
+/*
+ * getsockopt(SOL_RDS, RDS_INFO_*) in rds-info's calling sequence: probe
+ * with 0, then fetch.  Returns the item size, *buf (malloc'ed) and *len;
+ * -1 on error.
+ */
+static inline int rds_info_get(int fd, int type, void **buf, socklen_t *len)
+{
+	int ret;
+
+	*buf = NULL;
+	*len = 0;
+	for (;;) {
+		ret = getsockopt(fd, SOL_RDS, type, *buf, len);
+		if (ret >= 0 || errno != ENOSPC)
+			return ret;
+		free(*buf);
+		*buf = malloc(*len + 1);
+		if (!*buf)
+			return -1;
+	}
 }
 
 #endif /* _RDS_TEST_H */

@@ -1,0 +1,732 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Two hosts over IB: memory per connection, with many connections.
+ *
+ * Host 2 opens N connections to host 1 (RDS_MEM_CONNS, default 12, at
+ * most 255), one per type of service 1..N: a fresh socket per TOS, bound
+ * to RDS_ADDR:0, SIOCRDSSETTOS before its first send, one small message to
+ * host 1's port PORT, where one socket (bound before the first reading)
+ * must receive all N, each TOS once, intact.  Both hosts then wait until
+ * RDS_INFO_CONNECTIONS shows every TOS 1..N RDS_ADDR -> RDS_PEER connected.
+ *
+ * Memory is read on both hosts before any of this and once the
+ * connections are up (host 2's N sockets closed first, so that the
+ * difference is the connections alone; it also reads once with them open),
+ * after sync and drop_caches each time: /proc/meminfo MemFree, Slab,
+ * SUnreclaim, VmallocUsed, /proc/slabinfo (objects gained per cache, at
+ * /sys/kernel/slab/NAME/object_size: without slub_debug's red zones and
+ * tracking, which the guests boot with) and ib_rx_pages.  The
+ * figures are printed, per new connection, in a "# memory: ..." line; only
+ * ib_rx_pages is asserted (unchanged: receive memory is the device's
+ * shared queue).  Emulation and slub_debug make the rest noisy.  The
+ * ib_counters that moved are printed too, with a warning when frames were
+ * rejected or connections reset meanwhile (not asserted).
+ *
+ * Single-host mode (RDS_LOOPBACK_SELF=1, or RDS_PEER unset or equal to
+ * RDS_ADDR): both roles in this process, connections to RDS_ADDR itself
+ * (default 127.0.0.1) over the loopback transport, without barriers; this
+ * checks the test itself.
+ */
+#include <sys/ioctl.h>
+
+#define TWO_HOST_NAME	"ib_memory_test"
+#include "two_host.h"
+#include "kselftest_harness.h"
+
+#define PORT		7000
+#define DEF_CONNS	12
+#define MAX_CONNS	255		/* TOS 1..255 */
+#define MSG_LEN		256
+#define WAIT_MS		120000		/* all messages; all connections up */
+#define HDR_MAGIC	0x4d454d52U	/* "RMEM" */
+#define MAX_CACHES	1024
+#define TOP_CACHES	8
+#define RX_PAGES	"/sys/module/rds/parameters/ib_rx_pages"
+
+struct mem_hdr {
+	uint32_t magic;
+	uint32_t tos;
+	uint32_t host;
+	uint32_t len;
+};
+
+struct cache {
+	char name[64];
+	long long objs;			/* active objects */
+	long long objsize;		/* the object's own size */
+	long long bytes;		/* slabs held: num_slabs * pages */
+};
+
+struct reading {
+	long long memfree, slab, sunreclaim, vmalloc;	/* KiB */
+	bool meminfo_ok;
+	struct cache *caches;
+	unsigned int ncaches;
+	long long slab_obj_bytes, slab_bytes;
+	bool slabinfo_ok;
+	long long rx_pages;		/* -1: unreadable */
+	char counters[1024];
+};
+
+static unsigned int nconns = DEF_CONNS;
+
+/* Host 2, after "bound". */
+static int n_fetch(void)
+{
+	char path[512];
+	int ret = shared_fetch(path, sizeof(path), "conns", "host 1's count file",
+			       1, "%u", &nconns);
+
+	if (ret < 0)
+		return -1;
+	if (ret || nconns < 1 || nconns > MAX_CONNS) {
+		note("host 1's count file %s holds no count in 1..%d", path,
+		     MAX_CONNS);
+		return -1;
+	}
+	return 0;
+}
+
+static void drop_caches(void)
+{
+	FILE *f;
+
+	sync();
+	f = fopen("/proc/sys/vm/drop_caches", "w");
+	if (!f) {
+		note("/proc/sys/vm/drop_caches: %s (not dropped)",
+		     strerror(errno));
+		return;
+	}
+	fputs("3\n", f);
+	if (fclose(f))
+		note("/proc/sys/vm/drop_caches: %s", strerror(errno));
+}
+
+static void read_meminfo(struct reading *r)
+{
+	char line[256];
+	int found = 0;
+	FILE *f;
+
+	f = fopen("/proc/meminfo", "r");
+	if (!f) {
+		note("/proc/meminfo: %s", strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		long long v;
+
+		if (sscanf(line, "MemFree: %lld", &v) == 1) {
+			r->memfree = v;
+			found++;
+		} else if (sscanf(line, "Slab: %lld", &v) == 1) {
+			r->slab = v;
+			found++;
+		} else if (sscanf(line, "SUnreclaim: %lld", &v) == 1) {
+			r->sunreclaim = v;
+			found++;
+		} else if (sscanf(line, "VmallocUsed: %lld", &v) == 1) {
+			r->vmalloc = v;
+			found++;
+		}
+	}
+	fclose(f);
+	r->meminfo_ok = found == 4;
+	if (!r->meminfo_ok)
+		note("/proc/meminfo: %d of MemFree, Slab, SUnreclaim, VmallocUsed found",
+		     found);
+}
+
+/* /proc/slabinfo 2.x: name active num objsize perslab pagesperslab
+ * : tunables ... : slabdata active_slabs num_slabs sharedavail
+ */
+static void read_slabinfo(struct reading *r)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char line[512];
+	FILE *f;
+
+	r->caches = calloc(MAX_CACHES, sizeof(*r->caches));
+	if (!r->caches)
+		return;
+	f = fopen("/proc/slabinfo", "r");
+	if (!f) {
+		note("/proc/slabinfo: %s (slab totals from /proc/meminfo only)",
+		     strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		long long active, num, objsize, perslab, pages, aslabs, nslabs;
+		char name[64];
+		struct cache *c;
+
+		if (sscanf(line, "%63s %lld %lld %lld %lld %lld : tunables %*d %*d %*d : slabdata %lld %lld",
+			   name, &active, &num, &objsize, &perslab, &pages,
+			   &aslabs, &nslabs) != 8)
+			continue;
+		r->slab_obj_bytes += active * objsize;
+		r->slab_bytes += nslabs * pages * page;
+		if (r->ncaches == MAX_CACHES)
+			continue;
+		c = &r->caches[r->ncaches++];
+		snprintf(c->name, sizeof(c->name), "%s", name);
+		c->objs = active;
+		c->objsize = objsize;
+		c->bytes = nslabs * pages * page;
+	}
+	fclose(f);
+	r->slabinfo_ok = r->ncaches > 0;
+}
+
+static long long read_rx_pages(void)
+{
+	long long v = -1;
+	FILE *f = fopen(RX_PAGES, "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static void take_reading(struct reading *r)
+{
+	memset(r, 0, sizeof(*r));
+	drop_caches();
+	read_meminfo(r);
+	read_slabinfo(r);
+	r->rx_pages = read_rx_pages();
+	read_counters(r->counters, sizeof(r->counters));
+}
+
+static void free_reading(struct reading *r)
+{
+	free(r->caches);
+	r->caches = NULL;
+}
+
+static const struct cache *find_cache(const struct reading *r,
+				      const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->ncaches; i++)
+		if (!strcmp(r->caches[i].name, name))
+			return &r->caches[i];
+	return NULL;
+}
+
+/* Active objects of one slab cache, -1 when unknown. */
+static long long cache_objs(const char *name)
+{
+	struct reading r;
+	const struct cache *c;
+	long long n;
+
+	memset(&r, 0, sizeof(r));
+	read_slabinfo(&r);
+	c = find_cache(&r, name);
+	n = c ? c->objs : -1;
+	free_reading(&r);
+	return n;
+}
+
+/*
+ * Closed RDS sockets are freed after an RCU grace period (SOCK_RCU_FREE),
+ * their inodes too: wait (up to 10 s) until the "RDS" cache is back to
+ * what it held in the first reading, so the last reading holds only the
+ * connections.
+ */
+static void wait_socks_freed(const struct reading *before)
+{
+	const struct cache *c = find_cache(before, "RDS");
+	int64_t t0 = now_ms(), deadline = t0 + 10000;
+	long long n = -1;
+
+	if (!c)
+		return;
+	while (now_ms() < deadline) {
+		n = cache_objs("RDS");
+		if (n <= c->objs)
+			return;
+		poll(NULL, 0, 100);
+	}
+	note("the RDS sock cache holds %lld objects 10 s after closing the sockets, %lld before they were opened",
+	     n, c->objs);
+}
+
+/* "X.Y" of v / n, or "n/a" when n is 0. */
+static const char *per(long long v, unsigned int n, char *buf, size_t len)
+{
+	if (!n)
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.1f", (double)v / n);
+	return buf;
+}
+
+/* The ib_counters that moved from a to b; flags resets and bad frames. */
+static void report_counters(int host, const struct reading *a,
+			    const struct reading *b)
+{
+	char line[1024], key[64];
+	const char *p = b->counters;
+	size_t off = 0;
+	long long bad, resets;
+
+	line[0] = 0;
+	while (*p && off < sizeof(line)) {
+		size_t kl = strcspn(p, "= ");
+		long long va, vb;
+
+		if (p[kl] == '=' && kl < sizeof(key)) {
+			memcpy(key, p, kl);
+			key[kl] = 0;
+			vb = counter(b->counters, key);
+			va = counter(a->counters, key);
+			if (va >= 0 && vb != va)
+				off += snprintf(line + off, sizeof(line) - off,
+						" %s %+lld", key, vb - va);
+		}
+		p += strcspn(p, " ");
+		p += strspn(p, " ");
+	}
+	note("host %d: ib_counters moved:%s", host, *line ? line : " none");
+	bad = counter(b->counters, "bad_frames") -
+	      counter(a->counters, "bad_frames");
+	resets = counter(b->counters, "resets") - counter(a->counters, "resets");
+	if (bad > 0 || resets > 0)
+		note("host %d: WARNING: %lld bad frames and %lld resets while %u connections were set up (see dmesg)",
+		     host, bad, resets, nconns);
+}
+
+/* The object's own size (SLUB sysfs), else slabinfo's (with debug). */
+static long long object_size(const struct cache *c)
+{
+	char path[160];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/object_size",
+		 c->name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v > 0 ? v : c->objsize;
+}
+
+/* Print what changed from a to b, per new connection. */
+static void report(int host, const char *what, const struct reading *a,
+		   const struct reading *b, unsigned int fresh)
+{
+	long long dfree = b->memfree - a->memfree;
+	long long dslab = b->slab - a->slab;
+	long long dsun = b->sunreclaim - a->sunreclaim;
+	long long dvm = b->vmalloc - a->vmalloc;
+	long long dslabs = (b->slab_bytes - a->slab_bytes) / 1024;
+	long long dpages = b->rx_pages - a->rx_pages;
+	long long dobj = 0;
+	char p1[32], p2[32], p3[32], p4[32], p5[32];
+	struct { const char *name; long long dobjs, bytes, osize; } top[TOP_CACHES];
+	unsigned int ntop = 0, i, j;
+	char line[1024];
+	size_t off;
+
+	/* per cache: objects gained times their own size */
+	for (i = 0; i < b->ncaches; i++) {
+		const struct cache *cb = &b->caches[i];
+		const struct cache *ca = find_cache(a, cb->name);
+		long long dobjs = cb->objs - (ca ? ca->objs : 0);
+		long long osize, bytes;
+
+		if (!dobjs)
+			continue;
+		osize = object_size(cb);
+		bytes = dobjs * osize;
+		dobj += bytes;
+		if (bytes <= 0)
+			continue;
+		for (j = ntop; j > 0 && top[j - 1].bytes < bytes; j--)
+			if (j < TOP_CACHES)
+				top[j] = top[j - 1];
+		if (j < TOP_CACHES) {
+			top[j].name = cb->name;
+			top[j].dobjs = dobjs;
+			top[j].bytes = bytes;
+			top[j].osize = osize;
+			if (ntop < TOP_CACHES)
+				ntop++;
+		}
+	}
+	dobj /= 1024;
+
+	if (a->meminfo_ok && b->meminfo_ok)
+		note("memory: host %d%s: N=%u connections (%u new): MemFree %+lld KiB (%s KiB/conn), Slab %+lld KiB (%s KiB/conn; SUnreclaim %+lld), Vmalloc %+lld KiB (%s KiB/conn), receive pages %+lld",
+		     host, what, nconns, fresh, dfree, per(dfree, fresh, p1, 32),
+		     dslab, per(dslab, fresh, p2, 32), dsun, dvm,
+		     per(dvm, fresh, p3, 32), dpages);
+	if (a->slabinfo_ok && b->slabinfo_ok)
+		note("memory: host %d%s: slab objects %+lld KiB (%s KiB/conn, at their own size, without slub_debug overhead), slabs held %+lld KiB (%s KiB/conn, with it)",
+		     host, what, dobj, per(dobj, fresh, p4, 32), dslabs,
+		     per(dslabs, fresh, p5, 32));
+	note("memory: host %d%s: ib_rx_pages %lld -> %lld", host, what,
+	     a->rx_pages, b->rx_pages);
+	if (!ntop)
+		return;
+	off = 0;
+	line[0] = 0;
+	for (i = 0; i < ntop && off < sizeof(line); i++)
+		off += snprintf(line + off, sizeof(line) - off,
+				"%s%s %+lld x %lld B", i ? ", " : "",
+				top[i].name, top[i].dobjs, top[i].osize);
+	note("memory: host %d%s: slab caches grown most: %s", host, what, line);
+}
+
+/*
+ * Connections laddr -> faddr with a TOS in 1..nconns: which exist
+ * (have[tos]) and which are connected (up[tos]).  Returns how many are
+ * connected, -1 when the info failed.  verbose: print them.
+ */
+static int scan_conns(int fd, const char *laddr, const char *faddr,
+		      bool *have, bool *up, bool verbose)
+{
+	struct rds_info_connection *c;
+	in_addr_t l = inet_addr(laddr), f = inet_addr(faddr);
+	int i, n, nup = 0;
+
+	memset(have, 0, MAX_CONNS + 1);
+	memset(up, 0, MAX_CONNS + 1);
+	n = info_conns(fd, &c);
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
+		struct in_addr la = { c[i].laddr }, fa = { c[i].faddr };
+
+		if (verbose)
+			note("connection %s -> %s tos %u transport %.*s flags 0x%x",
+			     ip(la, a), ip(fa, b), c[i].tos, TRANSNAMSIZ,
+			     (char *)c[i].transport, c[i].flags);
+		if (c[i].laddr != l || c[i].faddr != f ||
+		    c[i].tos < 1 || c[i].tos > nconns)
+			continue;
+		have[c[i].tos] = true;
+		if ((c[i].flags & RDS_INFO_CONNECTION_FLAG_CONNECTED) &&
+		    !up[c[i].tos]) {
+			up[c[i].tos] = true;
+			nup++;
+		}
+	}
+	free(c);
+	return nup;
+}
+
+/* Wait until every TOS 1..nconns is connected laddr -> faddr. */
+static int wait_conns(int fd, const char *laddr, const char *faddr)
+{
+	bool have[MAX_CONNS + 1], up[MAX_CONNS + 1];
+	int64_t deadline = now_ms() + WAIT_MS;
+	char missing[1024];
+	unsigned int t;
+	size_t off;
+	int n;
+
+	for (;;) {
+		n = scan_conns(fd, laddr, faddr, have, up, false);
+		if (n < 0)
+			return -1;
+		if ((unsigned int)n == nconns)
+			return 0;
+		if (now_ms() >= deadline)
+			break;
+		poll(NULL, 0, 200);
+	}
+	scan_conns(fd, laddr, faddr, have, up, true);
+	off = 0;
+	missing[0] = 0;
+	for (t = 1; t <= nconns && off < sizeof(missing); t++)
+		if (!up[t])
+			off += snprintf(missing + off, sizeof(missing) - off,
+					" %u%s", t, have[t] ? "(not up)" : "");
+	note("%s -> %s: %d of %u connections up after %d s; TOS missing:%s",
+	     laddr, faddr, n, nconns, WAIT_MS / 1000, missing);
+	return -1;
+}
+
+/* Message of TOS tos from host 2. */
+static void fill(unsigned char *buf, unsigned int tos)
+{
+	struct mem_hdr h = {
+		.magic = HDR_MAGIC, .tos = tos, .host = 2, .len = MSG_LEN,
+	};
+
+	rds_fill(buf, MSG_LEN, tos);
+	memcpy(buf, &h, sizeof(h));
+}
+
+/* Host 2: N sockets, one per TOS, one message each.  fds[tos]. */
+static int open_and_send(int *fds, const char *addr, const char *peer)
+{
+	struct sockaddr_in to = rds_sin(peer, PORT);
+	unsigned char buf[MSG_LEN];
+	unsigned int t;
+
+	for (t = 1; t <= nconns; t++) {
+		int64_t deadline = now_ms() + 60000;
+		rds_tos_t tos = t, got = 0;
+		ssize_t n;
+
+		fds[t] = rds_bound(addr, 0);
+		if (fds[t] < 0) {
+			note("bind %s:0: %s", addr, strerror(errno));
+			return -1;
+		}
+		if (ioctl(fds[t], SIOCRDSSETTOS, &tos)) {
+			note("SIOCRDSSETTOS %u: %s", t, strerror(errno));
+			return -1;
+		}
+		if (ioctl(fds[t], SIOCRDSGETTOS, &got) || got != tos) {
+			note("SIOCRDSGETTOS: %s, tos %u, expected %u",
+			     strerror(errno), got, t);
+			return -1;
+		}
+		fill(buf, t);
+		for (;;) {
+			struct pollfd pfd = { .fd = fds[t], .events = POLLOUT };
+
+			n = rds_sendto(fds[t], buf, MSG_LEN, MSG_DONTWAIT, &to);
+			if (n == MSG_LEN)
+				break;
+			if (n >= 0) {
+				note("send with tos %u returned %zd", t, n);
+				return -1;
+			}
+			if (errno != EAGAIN && errno != ENOBUFS &&
+			    errno != EINTR) {
+				note("send with tos %u: %s", t, strerror(errno));
+				return -1;
+			}
+			if (now_ms() >= deadline) {
+				note("send with tos %u: still %s after 60 s", t,
+				     strerror(errno));
+				return -1;
+			}
+			poll(&pfd, 1, 100);
+		}
+	}
+	return 0;
+}
+
+/* Host 1: one message per TOS 1..N from peer; returns how many came. */
+static unsigned int receive_all(int fd, const char *peer, unsigned int *bad)
+{
+	in_addr_t from_addr = inet_addr(peer);
+	bool seen[MAX_CONNS + 1] = { false };
+	int64_t deadline = now_ms() + WAIT_MS;
+	unsigned char got[MSG_LEN + 1], exp[MSG_LEN];
+	unsigned int rcvd = 0, t;
+
+	*bad = 0;
+	while (rcvd < nconns) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct sockaddr_in from;
+		char a[INET_ADDRSTRLEN];
+		struct mem_hdr h;
+		int64_t now = now_ms();
+		ssize_t n;
+		int flags;
+
+		if (now >= deadline) {
+			char missing[1024] = "";
+			size_t off = 0;
+
+			for (t = 1; t <= nconns && off < sizeof(missing); t++)
+				if (!seen[t])
+					off += snprintf(missing + off,
+							sizeof(missing) - off,
+							" %u", t);
+			note("host 1: %u of %u messages in %d s; TOS missing:%s",
+			     rcvd, nconns, WAIT_MS / 1000, missing);
+			break;
+		}
+		n = poll(&pfd, 1, deadline - now < 1000 ? deadline - now : 1000);
+		if (n <= 0)
+			continue;
+		n = recv_msg(fd, got, sizeof(got), MSG_DONTWAIT, &from, &flags);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			note("host 1: recvmsg: %s", strerror(errno));
+			break;
+		}
+		if (from.sin_addr.s_addr != from_addr) {
+			note("host 1: message from %s, expected from %s",
+			     ip(from.sin_addr, a), peer);
+			(*bad)++;
+			continue;
+		}
+		if (n != MSG_LEN || (flags & MSG_TRUNC)) {
+			note("host 1: message of %zd bytes, expected %d", n,
+			     MSG_LEN);
+			(*bad)++;
+			continue;
+		}
+		memcpy(&h, got, sizeof(h));
+		if (h.magic != HDR_MAGIC || h.host != 2 || h.len != MSG_LEN ||
+		    h.tos < 1 || h.tos > nconns) {
+			note("host 1: bad header: magic 0x%08x tos %u host %u len %u",
+			     h.magic, h.tos, h.host, h.len);
+			(*bad)++;
+			continue;
+		}
+		if (seen[h.tos]) {
+			note("host 1: message of tos %u received again", h.tos);
+			(*bad)++;
+			continue;
+		}
+		fill(exp, h.tos);
+		if (memcmp(got, exp, MSG_LEN)) {
+			note("host 1: message of tos %u: payload differs",
+			     h.tos);
+			(*bad)++;
+		}
+		seen[h.tos] = true;
+		rcvd++;
+	}
+	return rcvd;
+}
+
+static unsigned int count_existing(int fd, const char *laddr,
+				   const char *faddr)
+{
+	bool have[MAX_CONNS + 1], up[MAX_CONNS + 1];
+	unsigned int t, n = 0;
+
+	if (scan_conns(fd, laddr, faddr, have, up, false) < 0)
+		return 0;
+	for (t = 1; t <= nconns; t++)
+		n += have[t];
+	return n;
+}
+
+FIXTURE(ib)
+{
+	int unused;
+};
+
+FIXTURE_SETUP(ib)
+{
+}
+
+FIXTURE_TEARDOWN(ib)
+{
+}
+
+TEST_F_TIMEOUT(ib, memory, 390)
+{
+	const char *env_n = getenv("RDS_MEM_CONNS"), *addr, *peer;
+	bool single = single_host(&addr, &peer);
+	int host = this_host();
+	static struct reading before, with_socks, after;
+	int fds[MAX_CONNS + 1], rx = -1, info;
+	unsigned int t, rcvd = 0, bad = 0, pre, fresh;
+	bool sender, receiver;
+
+	ASSERT_TRUE(single || host == 1 || host == 2)
+		TH_LOG("RDS_HOST must be 1 or 2, is %d", host);
+	sender = single || host == 2;
+	receiver = single || host == 1;
+	for (t = 0; t <= MAX_CONNS; t++)
+		fds[t] = -1;
+
+	if (receiver) {
+		if (env_n)
+			nconns = strtoul(env_n, NULL, 0);
+		ASSERT_TRUE(nconns >= 1 && nconns <= MAX_CONNS)
+			TH_LOG("RDS_MEM_CONNS must be in 1..%d", MAX_CONNS);
+		if (!single)
+			ASSERT_EQ(0, shared_publish("conns", "%u\n", nconns));
+		/* bound before the first reading: not part of the figures */
+		rx = rds_bound(addr, PORT);
+		ASSERT_LE(0, rx) TH_LOG("bind %s:%u: %s", addr, PORT,
+					strerror(errno));
+	}
+	info = rds_socket();
+	ASSERT_LE(0, info) TH_LOG("socket: %s", strerror(errno));
+
+	if (!single)
+		ASSERT_EQ(0, barrier("start", 120));
+	if (!single && host == 2)
+		ASSERT_EQ(0, n_fetch());
+	/* nobody connects before both hosts have read */
+	pre = count_existing(info, addr, peer);
+	fresh = nconns - pre;
+	take_reading(&before);
+	if (!single)
+		ASSERT_EQ(0, barrier("bound", 120));
+
+	note("host %d: %u connections %s -> %s (TOS 1..%u)%s; %u of them existed before",
+	     host, nconns, addr, peer, nconns,
+	     single ? " (single-host mode, over loopback)" : "", pre);
+	note("host %d: before: ib_rx_pages %lld, ib_counters: %s", host,
+	     before.rx_pages, before.counters);
+
+	if (sender)
+		EXPECT_EQ(0, open_and_send(fds, addr, peer));
+	if (receiver) {
+		rcvd = receive_all(rx, peer, &bad);
+		note("host 1: received %u of %u messages, %u bad", rcvd,
+		     nconns, bad);
+		EXPECT_EQ(nconns, rcvd);
+		EXPECT_EQ(0U, bad);
+	}
+	EXPECT_EQ(0, wait_conns(info, addr, peer));
+	if (!single)
+		EXPECT_EQ(0, barrier("connected", 180));
+
+	if (sender) {
+		take_reading(&with_socks);
+		for (t = 1; t <= nconns; t++)
+			if (fds[t] >= 0) {
+				close(fds[t]);
+				fds[t] = -1;
+			}
+		wait_socks_freed(&before);
+	}
+	/* host 1 reads after host 2 closed its sockets */
+	if (!single)
+		EXPECT_EQ(0, barrier("closed", 120));
+	take_reading(&after);
+	note("host %d: after: ib_rx_pages %lld, ib_counters: %s", host,
+	     after.rx_pages, after.counters);
+	if (sender)
+		report(host, " (sockets open)", &before, &with_socks, fresh);
+	report(host, "", &before, &after, fresh);
+	report_counters(host, &before, &after);
+
+	/* the connections outlive the sockets */
+	EXPECT_EQ(0, wait_conns(info, addr, peer));
+	if (!single || before.rx_pages >= 0) {
+		EXPECT_LE(0, before.rx_pages) TH_LOG("cannot read %s", RX_PAGES);
+		EXPECT_EQ(before.rx_pages, after.rx_pages)
+			TH_LOG("receive pages changed with %u connections",
+			       nconns);
+	}
+
+	if (!single)
+		EXPECT_EQ(0, barrier("done", 120));
+	if (rx >= 0)
+		close(rx);
+	close(info);
+	free_reading(&before);
+	free_reading(&with_socks);
+	free_reading(&after);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The receive path for devices without a shared receive queue: both hosts
+# reload the module with ib_no_srq=1 (a ring of receive buffers per
+# connection, chosen once per device) and run the data tests again: every
+# fragment boundary both ways, and 64 sockets x 4 threads on one
+# connection.  Then the module is reloaded as usual.
+. "$(dirname "$0")/lib.sh"
+
+P=/sys/module/rds/parameters
+reload() {
+	rmmod rds && rds_insmod "$@"
+}
+barrier start 120 || { ksft_fail "barrier start"; ksft_exit; }
+check "reload with ib_no_srq=1" reload ib_no_srq=1
+check "$RDS_RXE receives through per-connection rings" \
+	bash -c "dmesg | tail -20 | grep -q '$RDS_RXE: added: per-connection-ring receive'"
+check "no receive pages before a connection" test "$(cat $P/ib_rx_pages)" = 0
+barrier loaded 120 || ksft_fail "barrier loaded"
+
+for t in ib_sizes_test ib_mux_test; do
+	RDS_TEST=$RDS_TEST.$t timeout 590 "$RDS_BUILD/selftests/$t" \
+		> /tmp/ring.$t 2>&1
+	rc=$?
+	grep -E '^# (sent|host|ib_counters)|^not ok' /tmp/ring.$t
+	check "$t with per-connection rings" test $rc = 0
+done
+# One connection's ring: its credits plus the control buffer, one page each.
+check "receive pages held by the connection" \
+	test "$(cat $P/ib_rx_pages)" = "$(( $(cat $P/ib_credits) + 1 ))"
+barrier tested 600 || ksft_fail "barrier tested"
+check "reload as usual" reload
+check "receive pages back to the SRQ's" \
+	test "$(cat $P/ib_rx_pages)" -gt 0
+barrier end 120 || ksft_fail "barrier end"
+ksft_exit
