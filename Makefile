@@ -12,6 +12,7 @@
 #   make check           everything: unit tests, builds, sparse, VM selftests
 #   make run             the main job: two Soft-RoCE hosts, rds-stress between them
 #   make bench           raw verbs vs the kernel's RDS vs ours, same link, one run
+#   make faults          the fault matrix: rds-stress under NIC down, link cuts, rxe loss, netem
 #   make deps            install what the above need (Debian 12, as root)
 #
 # KVER defaults to the newest kernel with both an image and headers
@@ -24,7 +25,7 @@ T := $(TOP)/tools/testing
 KVER_SH = k="$(KVER)"; [ -n "$$k" ] || k=$$($(T)/kver.sh) || exit 1
 
 .PHONY: all modules modules-all clean deps sparse checkpatch unit selftests \
-	check check-vm run bench rds-stress
+	check check-vm run bench faults rds-stress
 
 all: modules
 
@@ -79,6 +80,12 @@ run: rds-stress
 bench:
 	@$(T)/deps.sh --quiet
 	@$(KVER_SH); $(T)/vm/run-bench --kver $$k
+
+# The fault matrix: a verifying rds-stress load with one fault per test
+# (NIC down, link cut, long link cut, rxe removal, netem), two hosts.
+faults: rds-stress
+	@$(KVER_SH); $(T)/vm/run-tests --kver $$k --topology two \
+		--plan $(T)/vm/faults.tests
 
 clean:
 	-@$(KVER_SH); $(MAKE) -C /lib/modules/$$k/build M=$(TOP) clean

@@ -6,7 +6,8 @@
  * updates) use one extra slot, one at a time.
  *
  * Completions: only every RDS_IB_SIGNAL_EVERY-th data frame, the last
- * frame of a burst and control frames are signalled; a signalled
+ * frame of a multi-frame message when nothing follows, the last before a
+ * stall and control frames are signalled; a signalled
  * completion retires every slot before it (send completions of one queue
  * pair arrive in order).  A send completion only frees the slot: the
  * message itself stays held until the peer's RDS-level ACK, which may
@@ -196,8 +197,13 @@ static int rds_ib_post_frags(struct rds_ib_conn *ic, struct rds_message *rm,
 
 		s->s_wr.next = NULL;
 		s->s_wr.send_flags = 0;
+		/* Every 16th frame; and the end of a multi-frame message
+		 * when nothing follows, so that its pages are not held by
+		 * the ring while the connection is idle (single frames wait
+		 * for the next signalled one: at most 15 pages).
+		 */
 		if (++ic->i_since_signal >= RDS_IB_SIGNAL_EVERY ||
-		    (f + 1 == nfrags && !more_queued)) {
+		    (f + 1 == nfrags && nfrags > 1 && !more_queued)) {
 			s->s_wr.send_flags = IB_SEND_SIGNALED;
 			ic->i_since_signal = 0;
 		}
