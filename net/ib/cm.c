@@ -54,6 +54,11 @@ struct rds_ib_attempt {
 static struct rdma_cm_id *rds_ib_listen_id;
 u32 rds_ib_gen;
 
+unsigned int rds_ib_idle_secs = 300;
+module_param_named(ib_idle_secs, rds_ib_idle_secs, uint, 0644);
+MODULE_PARM_DESC(ib_idle_secs,
+		 "Disconnect a peer after this many seconds without traffic (0: never; default 300)");
+
 unsigned int rds_ib_credits = 64;
 module_param_named(ib_credits, rds_ib_credits, uint, 0444);
 MODULE_PARM_DESC(ib_credits,
@@ -296,6 +301,50 @@ static void rds_ib_reconnect_maybe(struct rds_ib_conn *ic)
 	queue_delayed_work(rds_ib_wq, &ic->i_connect_work, msecs_to_jiffies(ms));
 }
 
+static void rds_ib_idle_arm(struct rds_ib_conn *ic, unsigned int secs)
+{
+	if (secs && !ic->i_dying)
+		mod_delayed_work(rds_ib_wq, &ic->i_idle_work, secs * HZ);
+}
+
+/* Runs ib_idle_secs after the connection came up or was last checked.
+ * An idle connection (no frame either way for that long, nothing queued,
+ * nothing unacknowledged either way) is closed; the next send reconnects.
+ */
+static void rds_ib_idle_work(struct work_struct *work)
+{
+	struct rds_ib_conn *ic = container_of(to_delayed_work(work),
+					      struct rds_ib_conn, i_idle_work);
+	struct rds_connection *conn = ic->i_conn;
+	unsigned int secs = READ_ONCE(rds_ib_idle_secs);
+	unsigned long last = READ_ONCE(ic->i_last_active);
+	bool quiet;
+
+	mutex_lock(&ic->i_cm_mutex);
+	if (!ic->i_cur || atomic_read(&conn->c_state) != RDS_CONN_UP || !secs)
+		goto out;
+	if (time_before(jiffies, last + secs * HZ)) {
+		mod_delayed_work(rds_ib_wq, &ic->i_idle_work,
+				 last + secs * HZ - jiffies);
+		goto out;
+	}
+	spin_lock_bh(&conn->c_lock);
+	quiet = list_empty(&conn->c_send_queue) &&
+		list_empty(&conn->c_retrans);
+	spin_unlock_bh(&conn->c_lock);
+	spin_lock_bh(&ic->i_lock);
+	quiet = quiet && READ_ONCE(ic->i_rx_delivered) == ic->i_ack_sent;
+	spin_unlock_bh(&ic->i_lock);
+	if (!quiet) {
+		rds_ib_idle_arm(ic, secs);
+		goto out;
+	}
+	pr_info("%pI6c: idle for %u s: disconnecting\n", &conn->c_faddr, secs);
+	rds_ib_attempt_end(ic, ic->i_cur);
+out:
+	mutex_unlock(&ic->i_cm_mutex);
+}
+
 static void rds_ib_attempt_up(struct rds_ib_conn *ic)
 {
 	struct rds_connection *conn = ic->i_conn;
@@ -322,6 +371,8 @@ static void rds_ib_attempt_up(struct rds_ib_conn *ic)
 		rds_send_cong_map(conn);
 	queue_work(rds_ib_wq, &ic->i_send_work);
 	rds_ib_send_ctrl(ic);
+	WRITE_ONCE(ic->i_last_active, jiffies);
+	rds_ib_idle_arm(ic, READ_ONCE(rds_ib_idle_secs));
 }
 
 static struct rds_ib_attempt *rds_ib_attempt_new(struct rds_ib_conn *ic,
@@ -726,6 +777,7 @@ int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 	INIT_DELAYED_WORK(&ic->i_connect_work, rds_ib_connect_work);
 	INIT_WORK(&ic->i_down_work, rds_ib_down_work);
 	INIT_WORK(&ic->i_reap_work, rds_ib_reap_work);
+	INIT_DELAYED_WORK(&ic->i_idle_work, rds_ib_idle_work);
 	conn->c_transport_data = ic;
 	return 0;
 }
@@ -742,6 +794,7 @@ void rds_ib_conn_free(struct rds_connection *conn)
 	mutex_unlock(&ic->i_cm_mutex);
 	cancel_delayed_work_sync(&ic->i_connect_work);
 	cancel_work_sync(&ic->i_down_work);
+	cancel_delayed_work_sync(&ic->i_idle_work);
 
 	mutex_lock(&ic->i_cm_mutex);
 	if (ic->i_cur)

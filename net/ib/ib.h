@@ -198,11 +198,16 @@ struct rds_ib_conn {
 	struct delayed_work	i_connect_work;	/* runs: (re)connect is due */
 	struct work_struct	i_down_work;	/* runs: the attempt failed */
 	struct work_struct	i_reap_work;	/* runs: ids were abandoned */
+	struct delayed_work	i_idle_work;	/* runs: ib_idle_secs after the
+						 * last frame, while up
+						 */
+	unsigned long		i_last_active;	/* jiffies of the last frame */
 };
 
 extern struct workqueue_struct *rds_ib_wq;
 extern struct rds_transport rds_ib_transport;
 extern unsigned int rds_ib_credits;
+extern unsigned int rds_ib_idle_secs;
 
 /* device.c */
 struct rds_ib_device *rds_ib_device_get(struct ib_device *dev);

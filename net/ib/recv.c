@@ -188,6 +188,7 @@ void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 		rds_ib_recv_bad(ic, "short frame");
 		return;
 	}
+	WRITE_ONCE(ic->i_last_active, jiffies);
 	memcpy(&hdr, buf->rb_hdr, sizeof(hdr));
 	data_len = wc->byte_len - sizeof(hdr);
 	if (hdr.h_csum != rds_ib_hdr_csum(&hdr)) {

@@ -215,6 +215,7 @@ static int rds_ib_post_frags(struct rds_ib_conn *ic, struct rds_message *rm,
 		ic->i_head++;
 		ic->i_xmit_frag++;
 		rds_ib_count(RDS_IB_C_TX_FRAMES);
+		WRITE_ONCE(ic->i_last_active, jiffies);
 	}
 
 	if (first) {
