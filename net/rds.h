@@ -112,6 +112,7 @@ enum {
 /* conn->c_flags bits */
 enum {
 	RDS_CONN_IN_XMIT,	/* one thread at a time drains c_send_queue */
+	RDS_CONN_XMIT_AGAIN,	/* a kick came while IN_XMIT was held */
 };
 
 /* One per (netns, laddr, faddr, tos, transport).  Connections live until

@@ -175,9 +175,21 @@ void rds_send_xmit(struct rds_connection *conn)
 
 restart:
 	if (test_and_set_bit_lock(RDS_CONN_IN_XMIT, &conn->c_flags)) {
-		rds_stats_inc(s_send_lock_contention);
-		return;
+		/* Tell the holder to look again before it leaves: it may be
+		 * on its way out after the transport said "not now" just
+		 * before the transport kicked us (room, or connection up).
+		 */
+		set_bit(RDS_CONN_XMIT_AGAIN, &conn->c_flags);
+		/* Order the flag before the second look at IN_XMIT; pairs
+		 * with the barrier after the holder's clear below.
+		 */
+		smp_mb__after_atomic();
+		if (test_and_set_bit_lock(RDS_CONN_IN_XMIT, &conn->c_flags)) {
+			rds_stats_inc(s_send_lock_contention);
+			return;
+		}
 	}
+	clear_bit(RDS_CONN_XMIT_AGAIN, &conn->c_flags);
 
 	for (;;) {
 		spin_lock_bh(&conn->c_lock);
@@ -203,6 +215,12 @@ restart:
 			rds_message_put(rm);
 			clear_bit_unlock(RDS_CONN_IN_XMIT, &conn->c_flags);
 			rds_stats_inc(s_send_delayed_retry);
+			/* Pairs with the barrier of a caller that found the
+			 * bit taken: its kick is ours to act on.
+			 */
+			smp_mb__after_atomic();
+			if (test_bit(RDS_CONN_XMIT_AGAIN, &conn->c_flags))
+				goto restart;
 			return;
 		}
 		rds_message_put(rm);

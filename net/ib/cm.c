@@ -49,7 +49,13 @@ struct rds_ib_attempt {
 	struct rds_ib_conn	*a_ic;
 	struct rdma_cm_id	*a_id;
 	bool			a_dead;		/* ended: the reap work destroys */
+	unsigned long		a_started;	/* jiffies */
 };
+
+/* An active attempt that is not up after this long is abandoned and
+ * retried (rdma_cm's own request retries can take a minute).
+ */
+#define RDS_IB_ATTEMPT_TIMEOUT	(15 * HZ)
 
 static struct rdma_cm_id *rds_ib_listen_id;
 u32 rds_ib_gen;
@@ -161,6 +167,27 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 	return true;
 }
 
+/* Asynchronous events of a queue pair (any context). */
+static void rds_ib_qp_event(struct ib_event *event, void *context)
+{
+	struct rds_ib_conn *ic = context;
+
+	switch (event->event) {
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+		if (event->element.qp != READ_ONCE(ic->i_qp))
+			return;
+		pr_warn_ratelimited("%pI6c: queue pair error: %s\n",
+				    &ic->i_conn->c_faddr,
+				    ib_event_msg(event->event));
+		rds_ib_conn_error(ic, "queue pair event");
+		break;
+	default:
+		break;
+	}
+}
+
 /* Queue pair and friends of the current attempt.  May fail at each
  * allocation (fault injection walks them).
  */
@@ -205,6 +232,7 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 		goto err;
 
 	attr.qp_context = ic;
+	attr.event_handler = rds_ib_qp_event;
 	attr.send_cq = ic->i_send_cq;
 	attr.qp_type = IB_QPT_RC;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
@@ -301,10 +329,14 @@ static void rds_ib_reconnect_maybe(struct rds_ib_conn *ic)
 	queue_delayed_work(rds_ib_wq, &ic->i_connect_work, msecs_to_jiffies(ms));
 }
 
-static void rds_ib_idle_arm(struct rds_ib_conn *ic, unsigned int secs)
+/* Check at least every 10 s, so that a change of ib_idle_secs takes
+ * effect on connections that are up.
+ */
+static void rds_ib_idle_arm(struct rds_ib_conn *ic, unsigned long delay)
 {
-	if (secs && !ic->i_dying)
-		mod_delayed_work(rds_ib_wq, &ic->i_idle_work, secs * HZ);
+	if (!ic->i_dying)
+		mod_delayed_work(rds_ib_wq, &ic->i_idle_work,
+				 min_t(unsigned long, delay, 10 * HZ));
 }
 
 /* Runs ib_idle_secs after the connection came up or was last checked.
@@ -321,11 +353,14 @@ static void rds_ib_idle_work(struct work_struct *work)
 	bool quiet;
 
 	mutex_lock(&ic->i_cm_mutex);
-	if (!ic->i_cur || atomic_read(&conn->c_state) != RDS_CONN_UP || !secs)
+	if (!ic->i_cur || atomic_read(&conn->c_state) != RDS_CONN_UP)
 		goto out;
+	if (!secs) {
+		rds_ib_idle_arm(ic, 10 * HZ);
+		goto out;
+	}
 	if (time_before(jiffies, last + secs * HZ)) {
-		mod_delayed_work(rds_ib_wq, &ic->i_idle_work,
-				 last + secs * HZ - jiffies);
+		rds_ib_idle_arm(ic, last + secs * HZ - jiffies);
 		goto out;
 	}
 	spin_lock_bh(&conn->c_lock);
@@ -336,12 +371,55 @@ static void rds_ib_idle_work(struct work_struct *work)
 	quiet = quiet && READ_ONCE(ic->i_rx_delivered) == ic->i_ack_sent;
 	spin_unlock_bh(&ic->i_lock);
 	if (!quiet) {
-		rds_ib_idle_arm(ic, secs);
+		rds_ib_idle_arm(ic, secs * HZ);
 		goto out;
 	}
 	pr_info("%pI6c: idle for %u s: disconnecting\n", &conn->c_faddr, secs);
 	rds_ib_attempt_end(ic, ic->i_cur);
 out:
+	mutex_unlock(&ic->i_cm_mutex);
+}
+
+static void rds_ib_hb_arm(struct rds_ib_conn *ic)
+{
+	unsigned int ms = READ_ONCE(rds_ib_heartbeat_ms);
+
+	if (!ic->i_dying)
+		mod_delayed_work(rds_ib_wq, &ic->i_hb_work,
+				 msecs_to_jiffies(ms ?: 1000));
+}
+
+/* Runs every heartbeat interval while the connection is up.  A peer that
+ * sent nothing for an interval is asked for a sign of life (a control
+ * frame it must answer); one silent for 5 intervals is declared lost, so
+ * that a link that died without an error on our side (nothing in flight
+ * to time out) is noticed and the connection re-formed.
+ */
+static void rds_ib_hb_work(struct work_struct *work)
+{
+	struct rds_ib_conn *ic = container_of(to_delayed_work(work),
+					      struct rds_ib_conn, i_hb_work);
+	unsigned int ms = READ_ONCE(rds_ib_heartbeat_ms);
+	unsigned long quiet = jiffies - READ_ONCE(ic->i_last_rx);
+	bool up;
+
+	spin_lock_bh(&ic->i_lock);
+	up = ic->i_up;
+	if (up && ms && quiet >= msecs_to_jiffies(ms))
+		ic->i_hb_ask = true;
+	spin_unlock_bh(&ic->i_lock);
+	if (!up)
+		return;
+	if (ms && quiet >= msecs_to_jiffies(5 * ms)) {
+		rds_ib_count(RDS_IB_C_HB_TIMEOUTS);
+		pr_info_ratelimited("%pI6c: silent for %u ms: connection lost\n",
+				    &ic->i_conn->c_faddr, jiffies_to_msecs(quiet));
+		rds_ib_conn_error(ic, "heartbeat");
+		return;
+	}
+	rds_ib_send_ctrl(ic);
+	mutex_lock(&ic->i_cm_mutex);
+	rds_ib_hb_arm(ic);
 	mutex_unlock(&ic->i_cm_mutex);
 }
 
@@ -372,7 +450,9 @@ static void rds_ib_attempt_up(struct rds_ib_conn *ic)
 	queue_work(rds_ib_wq, &ic->i_send_work);
 	rds_ib_send_ctrl(ic);
 	WRITE_ONCE(ic->i_last_active, jiffies);
-	rds_ib_idle_arm(ic, READ_ONCE(rds_ib_idle_secs));
+	WRITE_ONCE(ic->i_last_rx, jiffies);
+	rds_ib_idle_arm(ic, READ_ONCE(rds_ib_idle_secs) * HZ);
+	rds_ib_hb_arm(ic);
 }
 
 static struct rds_ib_attempt *rds_ib_attempt_new(struct rds_ib_conn *ic,
@@ -531,7 +611,8 @@ static int rds_ib_cm_connect(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	param.private_data_len = sizeof(buf);
 	param.responder_resources = 1;
 	param.initiator_depth = 1;
-	param.retry_count = 7;
+	/* 7 would mean "retry forever" on some devices (rxe). */
+	param.retry_count = 6;
 	param.rnr_retry_count = RDS_IB_RNR_RETRY;
 	/* From the ROUTE_RESOLVED handler: the handler lock is held. */
 	return rdma_connect_locked(id, &param);
@@ -678,9 +759,13 @@ static void rds_ib_connect_work(struct work_struct *work)
 		goto retry;
 	}
 	a->a_id = id;
+	a->a_started = jiffies;
 	ic->i_cur = a;
 	ic->i_active = true;
 	atomic_set(&conn->c_state, RDS_CONN_CONNECTING);
+	if (!ic->i_dying)
+		mod_delayed_work(rds_ib_wq, &ic->i_timeout_work,
+				 RDS_IB_ATTEMPT_TIMEOUT);
 	rdma_set_service_type(id, conn->c_tos);
 	ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
 				(struct sockaddr *)&dst, RDS_IB_RESOLVE_MS);
@@ -695,6 +780,27 @@ retry:
 	atomic_set(&conn->c_state, RDS_CONN_DOWN);
 	rds_ib_reconnect_maybe(ic);
 out:
+	mutex_unlock(&ic->i_cm_mutex);
+}
+
+/* Runs RDS_IB_ATTEMPT_TIMEOUT after an active attempt started. */
+static void rds_ib_timeout_work(struct work_struct *work)
+{
+	struct rds_ib_conn *ic = container_of(to_delayed_work(work),
+					      struct rds_ib_conn,
+					      i_timeout_work);
+	struct rds_ib_attempt *a;
+
+	mutex_lock(&ic->i_cm_mutex);
+	a = ic->i_cur;
+	if (a && ic->i_active &&
+	    atomic_read(&ic->i_conn->c_state) != RDS_CONN_UP &&
+	    time_after_eq(jiffies, a->a_started + RDS_IB_ATTEMPT_TIMEOUT)) {
+		pr_info_ratelimited("%pI6c: connection attempt timed out\n",
+				    &ic->i_conn->c_faddr);
+		rds_ib_attempt_end(ic, a);
+		rds_ib_reconnect_maybe(ic);
+	}
 	mutex_unlock(&ic->i_cm_mutex);
 }
 
@@ -778,6 +884,8 @@ int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 	INIT_WORK(&ic->i_down_work, rds_ib_down_work);
 	INIT_WORK(&ic->i_reap_work, rds_ib_reap_work);
 	INIT_DELAYED_WORK(&ic->i_idle_work, rds_ib_idle_work);
+	INIT_DELAYED_WORK(&ic->i_hb_work, rds_ib_hb_work);
+	INIT_DELAYED_WORK(&ic->i_timeout_work, rds_ib_timeout_work);
 	conn->c_transport_data = ic;
 	return 0;
 }
@@ -795,6 +903,8 @@ void rds_ib_conn_free(struct rds_connection *conn)
 	cancel_delayed_work_sync(&ic->i_connect_work);
 	cancel_work_sync(&ic->i_down_work);
 	cancel_delayed_work_sync(&ic->i_idle_work);
+	cancel_delayed_work_sync(&ic->i_hb_work);
+	cancel_delayed_work_sync(&ic->i_timeout_work);
 
 	mutex_lock(&ic->i_cm_mutex);
 	if (ic->i_cur)

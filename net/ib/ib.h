@@ -96,6 +96,7 @@ extern unsigned int rds_ib_srq_size;
  */
 #define RDS_IB_FRAG		PAGE_SIZE
 #define RDS_IB_FLAG_CTRL	0x80	/* h_flags: a control frame */
+#define RDS_IB_FLAG_HB		0x40	/* control frame: answer me (heartbeat) */
 #define RDS_IB_SEND_RING	128	/* data send slots per connection */
 
 /* One send slot: the header of one frame and the work request for it. */
@@ -125,6 +126,8 @@ enum {
 	RDS_IB_C_STALE_RX,
 	RDS_IB_C_CONG_SENT,
 	RDS_IB_C_CONG_RECV,
+	RDS_IB_C_HB_SENT,
+	RDS_IB_C_HB_TIMEOUTS,
 	RDS_IB_C_MAX,
 };
 
@@ -169,6 +172,8 @@ struct rds_ib_conn {
 	u32			i_since_signal;
 	bool			i_xmit_stalled;	/* xmit waits for credits/slots */
 	bool			i_ack_owed;	/* send an ACK when possible */
+	bool			i_hb_ask;	/* send a heartbeat request */
+	bool			i_hb_answer;	/* answer the peer's heartbeat */
 	u64			i_ack_sent;	/* last ACK value sent */
 	struct rds_message	*i_xmit_rm;	/* partly sent message */
 	unsigned int		i_xmit_frag;	/* its next fragment */
@@ -201,13 +206,21 @@ struct rds_ib_conn {
 	struct delayed_work	i_idle_work;	/* runs: ib_idle_secs after the
 						 * last frame, while up
 						 */
-	unsigned long		i_last_active;	/* jiffies of the last frame */
+	unsigned long		i_last_active;	/* jiffies of the last data frame */
+	unsigned long		i_last_rx;	/* jiffies of the last frame in */
+	struct delayed_work	i_timeout_work;	/* runs: an active attempt is
+						 * due to be up
+						 */
+	struct delayed_work	i_hb_work;	/* runs: every heartbeat interval
+						 * while up
+						 */
 };
 
 extern struct workqueue_struct *rds_ib_wq;
 extern struct rds_transport rds_ib_transport;
 extern unsigned int rds_ib_credits;
 extern unsigned int rds_ib_idle_secs;
+extern unsigned int rds_ib_heartbeat_ms;
 
 /* device.c */
 struct rds_ib_device *rds_ib_device_get(struct ib_device *dev);

@@ -188,7 +188,7 @@ void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 		rds_ib_recv_bad(ic, "short frame");
 		return;
 	}
-	WRITE_ONCE(ic->i_last_active, jiffies);
+	WRITE_ONCE(ic->i_last_rx, jiffies);
 	memcpy(&hdr, buf->rb_hdr, sizeof(hdr));
 	data_len = wc->byte_len - sizeof(hdr);
 	if (hdr.h_csum != rds_ib_hdr_csum(&hdr)) {
@@ -201,8 +201,12 @@ void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 		rds_ib_recv_bad(ic, "control frame with data");
 		return;
 	}
+	if (!ctrl)
+		WRITE_ONCE(ic->i_last_active, jiffies);
 
 	spin_lock_bh(&ic->i_lock);
+	if (ctrl && (hdr.h_flags & RDS_IB_FLAG_HB))
+		ic->i_hb_answer = true;
 	ok = rds_ib_credit_recv(&ic->i_credit, !ctrl, hdr.h_credit,
 				ic->i_peer_grant);
 	kick = ok && hdr.h_credit && ic->i_xmit_stalled;

@@ -299,7 +299,7 @@ void rds_ib_send_ctrl(struct rds_ib_conn *ic)
 		goto out;
 	want_ack = ic->i_ack_owed &&
 		   READ_ONCE(ic->i_rx_delivered) != ic->i_ack_sent;
-	if (!want_ack &&
+	if (!want_ack && !ic->i_hb_ask && !ic->i_hb_answer &&
 	    !rds_ib_credit_want_update(&ic->i_credit,
 				       max_t(u32, 1, ic->i_grant / 4)))
 		goto out;
@@ -309,6 +309,12 @@ void rds_ib_send_ctrl(struct rds_ib_conn *ic)
 	hdr = &ic->i_hdrs[RDS_IB_CTRL_SLOT];
 	memset(hdr, 0, sizeof(*hdr));
 	hdr->h_flags = RDS_IB_FLAG_CTRL;
+	if (ic->i_hb_ask) {
+		hdr->h_flags |= RDS_IB_FLAG_HB;
+		rds_ib_count(RDS_IB_C_HB_SENT);
+	}
+	ic->i_hb_ask = false;
+	ic->i_hb_answer = false;
 	rds_ib_hdr_finish(ic, s, grant);
 	s->s_wr.next = NULL;
 	s->s_wr.num_sge = 1;
@@ -339,6 +345,14 @@ static void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 				    &ic->i_conn->c_faddr,
 				    ib_wc_status_msg(wc->status));
 		rds_ib_conn_error(ic, "send error");
+	} else if (wc->status == IB_WC_WR_FLUSH_ERR && READ_ONCE(ic->i_up)) {
+		/* The QP went to the error state on its own (the device
+		 * failed a transmit): flushes while we are up mean the
+		 * connection is gone.  After teardown began they are ours.
+		 */
+		pr_warn_ratelimited("send to %pI6c flushed: the queue pair failed\n",
+				    &ic->i_conn->c_faddr);
+		rds_ib_conn_error(ic, "queue pair failed");
 	}
 
 	spin_lock_bh(&ic->i_lock);

@@ -8,8 +8,11 @@
 
 #include <linux/in.h>
 #include <linux/module.h>
+#include <linux/sysctl.h>
 #include <linux/sysfs.h>
+#include <net/net_namespace.h>
 
+#include "../compat.h"
 #include "ib.h"
 
 struct workqueue_struct *rds_ib_wq;
@@ -31,7 +34,29 @@ static const char *const rds_ib_counter_keys[RDS_IB_C_MAX] = {
 	[RDS_IB_C_STALE_RX]	= "stale_rx",
 	[RDS_IB_C_CONG_SENT]	= "cong_sent",
 	[RDS_IB_C_CONG_RECV]	= "cong_recv",
+	[RDS_IB_C_HB_SENT]	= "hb_sent",
+	[RDS_IB_C_HB_TIMEOUTS]	= "hb_timeouts",
 };
+
+/* net.rds.ib.heartbeat_ms: how often a quiet connection asks the peer for
+ * a sign of life; 5 intervals without any frame from it and the
+ * connection is declared lost (0: no heartbeat).
+ */
+unsigned int rds_ib_heartbeat_ms = 2000;
+
+static struct ctl_table rds_ib_sysctl_table[] = {
+	{
+		.procname	= "heartbeat_ms",
+		.data		= &rds_ib_heartbeat_ms,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+	},
+	RDS_SYSCTL_TABLE_END
+};
+
+static struct ctl_table_header *rds_ib_sysctl_hdr;
 
 /* A "key=value key=value ...\n" listing of n counters, for sysfs. */
 int rds_ib_counts_show(char *buf, const char *const *keys,
@@ -117,9 +142,15 @@ int rds_ib_init(void)
 {
 	int ret;
 
-	rds_ib_wq = alloc_workqueue("rds_ib", WQ_MEM_RECLAIM, 0);
-	if (!rds_ib_wq)
+	rds_ib_sysctl_hdr = register_net_sysctl(&init_net, "net/rds/ib",
+						rds_ib_sysctl_table);
+	if (!rds_ib_sysctl_hdr)
 		return -ENOMEM;
+	rds_ib_wq = alloc_workqueue("rds_ib", WQ_MEM_RECLAIM, 0);
+	if (!rds_ib_wq) {
+		ret = -ENOMEM;
+		goto err_sysctl;
+	}
 	ret = rds_ib_device_init();
 	if (ret)
 		goto err_wq;
@@ -134,6 +165,8 @@ err_trans:
 	rds_ib_device_exit();
 err_wq:
 	destroy_workqueue(rds_ib_wq);
+err_sysctl:
+	unregister_net_sysctl_table(rds_ib_sysctl_hdr);
 	return ret;
 }
 
@@ -145,4 +178,5 @@ void rds_ib_exit(void)
 	rds_trans_unregister(&rds_ib_transport);
 	destroy_workqueue(rds_ib_wq);
 	rds_ib_device_exit();
+	unregister_net_sysctl_table(rds_ib_sysctl_hdr);
 }

@@ -13,16 +13,19 @@
 #
 # fault_case NAME SECS AT HOLD WHERE INJECT RESTORE: AT seconds after the
 # active side started, INJECT runs (on host 2, or on both hosts when WHERE
-# is "all"), HOLD seconds later RESTORE; the fault ends when every
-# injecting host has restored (a barrier).  Then it checks:
+# is "all"), HOLD seconds later RESTORE; the fault ends when RESTORE has
+# returned on host 2.  Then it checks:
 #   - both rds-stress exit 0: every message arrived exactly once, in order,
 #     intact (rds-stress verifies each one and compares counts at the end);
-#   - the summaries agree: requests sent = requests received, both ways;
+#   - the summaries agree: requests and acks sent = received, both ways;
 #   - traffic resumed: the recovery time is from the end of the fault to
 #     the first per-second line of the active side with tx/s > 0 (lines
 #     are stamped as they arrive, so the resolution is about a second);
 # and prints
 #   # fault NAME: sent N, received N, lost 0, dup 0, recovery X.Y s
+# (messages, requests and acks, both ways), then how long injecting and
+# restoring took, the seconds with tx/s = 0, resets and connects on each
+# host and the rxe counters that moved.
 # A WARN or any splat fails the test in the harness (panic_on_warn and the
 # kernel log check of guest.sh).  Everything is kept in
 # $RDS_OUT/$RDS_TEST.d/ (per-second lines stamped with the guest's clock,
@@ -34,6 +37,7 @@ FAULT_TASKS=${FAULT_TASKS:-2}
 FAULT_DEPTH=${FAULT_DEPTH:-4}
 FAULT_DIR=$RDS_OUT/$RDS_TEST.d
 FAULT_XCHG=$RDS_SHARED/$RDS_TEST.x	# what host 1 hands to host 2
+FAULT_KO=/tmp/fault-rds.ko		# the build every fault test reloads
 mkdir -p "$FAULT_DIR" "$FAULT_XCHG"
 
 # The restore command of the fault in force, run on exit if the test ends
@@ -62,8 +66,14 @@ fault_init() {
 		ksft_fail "rds-stress is built" "make -C tools/rds-stress"
 		return 1
 	fi
+	# One build for the whole run: the first fault test keeps a copy of
+	# rds.ko (the tree may be rebuilt while the guests run).
+	if [ ! -e "$FAULT_KO" ]; then
+		cp "$RDS_KO" "$FAULT_KO" || { ksft_fail "copy rds.ko"; return 1; }
+	fi
+	echo "# rds.ko: sha256 $(sha256sum < "$FAULT_KO" | cut -c1-16) (copied at the first fault test from $RDS_KO)"
 	barrier reload 120 || { ksft_fail "barrier reload"; return 1; }
-	if ! timeout 60 rmmod rds || ! rds_insmod; then
+	if ! timeout 60 rmmod rds || ! RDS_KO=$FAULT_KO rds_insmod; then
 		ksft_fail "reload rds (fresh connections)"
 		return 1
 	fi
@@ -108,6 +118,14 @@ __fault_stalled() {
 		END { print n + 0 }' "$1"
 }
 
+# __fault_rxe_delta BEFORE AFTER: the rxe counters that moved
+# ("name +N ...") between two "rdma statistic show link" outputs.
+__fault_rxe_delta() {
+	awk 'FNR == 1 { f++ }
+	     { for (i = 3; i < NF; i += 2) v[f, $i] = $(i + 1); if (f == 2) for (i = 3; i < NF; i += 2) k[$i] = 1 }
+	     END { for (n in k) if (v[2, n] != v[1, n]) printf "%s +%d ", n, v[2, n] - v[1, n]; print "" }' "$1" "$2" 2>/dev/null
+}
+
 # __fault_evidence: what the kernel and the module say (after a failure).
 __fault_evidence() {
 	local from=$1
@@ -128,7 +146,7 @@ __fault_evidence() {
 fault_case() {
 	local name=$1 secs=$2 at=$3 hold=$4 where=$5 inject=$6 restore=$7
 	local d=$FAULT_DIR/$name x=$FAULT_XCHG/$name pid rc prc
-	local t_start t_end rec stalled klog inj=0 bar_tmo
+	local t_start t_inj t_rst t_end rec stalled klog inj=0 bar_tmo
 	local r0 c0 r1 c1 sent recv lost dup pair s g
 	local a_txq a_rxq a_txa a_rxa a_res p_txq p_rxq p_txa p_rxa p_res
 	mkdir -p "$d" "$x"
@@ -165,18 +183,24 @@ fault_case() {
 		else
 			ksft_fail "fault $name: inject ($inject)"
 		fi
+		t_inj=$EPOCHREALTIME
 		sleep "$hold"
+		t_rst=$EPOCHREALTIME
 		if $restore; then
 			__fault_restore=""
 		else
 			ksft_fail "fault $name: restore ($restore)"
 		fi
+		# The end of the fault as this host saw it: not after the
+		# barrier below, which can take a second or two on TCG.
+		t_end=$EPOCHREALTIME
+		echo "inject $t_start $t_inj restore $t_rst $t_end" > "$d/times"
 		[ $inj = 1 ] && [ -z "$__fault_restore" ] &&
 			ksft_ok "fault $name: injected and restored (host $RDS_HOST)"
 	fi
 	barrier "$name.restored" "$bar_tmo" ||
 		ksft_fail "fault $name: barrier restored"
-	t_end=$EPOCHREALTIME
+	t_end=${t_end:-$EPOCHREALTIME}
 
 	wait "$pid"
 	rc=$(cat "$d/rc" 2>/dev/null || echo none)
@@ -190,6 +214,7 @@ fault_case() {
 	if [ "$RDS_HOST" = 1 ]; then
 		echo "$rc" > "$x/passive.rc"
 		echo "resets +$((r1 - r0)), connects +$((c1 - c0))" > "$x/passive.counters"
+		__fault_rxe_delta "$d/rxe-stats.before" "$d/rxe-stats.after" > "$x/passive.rxe"
 		if [ "$rc" = 0 ]; then
 			ksft_ok "fault $name: passive rds-stress exits 0"
 		else
@@ -225,7 +250,10 @@ fault_case() {
 	stalled=$(__fault_stalled "$d/active.log" "$t_start")
 	echo "# fault $name: sent $sent, received $recv, lost $lost, dup $dup, recovery ${rec:-none} s"
 	echo "# fault $name: active $a_res (exit $rc): requests sent $a_txq, received $a_rxq, acks sent $a_txa, received $a_rxa; passive $p_res (exit $prc): requests sent $p_txq, received $p_rxq, acks sent $p_txa, received $p_rxa"
+	echo "# fault $name: injecting took $(awk '{ printf "%.1f", $3 - $2 }' "$d/times") s, restoring $(awk '{ printf "%.1f", $6 - $5 }' "$d/times") s (host 2)"
 	echo "# fault $name: tx/s 0 for $stalled one-second lines; host 2: resets +$((r1 - r0)), connects +$((c1 - c0)); host 1: $(cat "$x/passive.counters" 2>/dev/null)"
+	echo "# fault $name: rxe counters that moved on host 2: $(__fault_rxe_delta "$d/rxe-stats.before" "$d/rxe-stats.after")"
+	echo "# fault $name: rxe counters that moved on host 1: $(cat "$x/passive.rxe" 2>/dev/null)"
 	grep -E 'rds: |rdma_rxe|rxe0' "$d/dmesg.txt" | head -20 | sed 's/^/# host 2 kernel: /'
 
 	if [ "$rc" = 0 ]; then
@@ -248,5 +276,6 @@ fault_case() {
 		sed 's/^/# active: /' "$d/active.log" | tail -40
 		__fault_evidence "$klog"
 	fi
+	# shellcheck disable=SC2034 # read by the tests (fault_linklong)
 	FAULT_RESETS=$((r1 - r0))
 }
