@@ -48,8 +48,10 @@ if [ "$RDS_HOST" = 1 ]; then
 else
 	check "host 2 saw the idle close and sent again" \
 		timeout 200 python3 -c "$py" "$RDS_ADDR" "$RDS_PEER" send
+	# The first message may use a connection an earlier test made; the
+	# second one needs a new connection, made by host 2 (the sender).
 	check "a new connection formed for the second message" \
-		test "$(ib_counter connects)" -ge $((connects + 2))
+		test "$(ib_counter connects)" -gt "$connects"
 fi
 dmesg | grep -E 'idle for|connected ::|connection lost' | tail -6 | sed 's/^/# /'
 echo "$saved" > $P/ib_idle_secs
