@@ -3,9 +3,10 @@
 #
 # The main job ("make run"): rds-stress between the two hosts with
 # verification, host 1 passive, host 2 active, 10 seconds, printing the
-# per-second lines and the average.  It runs over our module once that has
-# an IB transport; until then (issue 4) it says so and runs over the
-# kernel's own rds_rdma on the same link, for comparison.
+# per-second lines and the average, over our module's IB transport (also
+# part of the two-host suite of make check).  Should the test address not
+# be on an RDMA device our module uses, it says so and runs over the
+# kernel's own rds_rdma on the same link instead.
 . "$(dirname "$0")/lib.sh"
 
 stress=$RDS_BUILD/rds-stress/rds-stress
