@@ -25,16 +25,20 @@ barrier("bound")
 # Host 1 tells its shell part about each arrival with a file; "after" is
 # shared with the shell part: the link was cut, the loss detected and the
 # link restored.
+# The sender keeps its socket until the second message arrived: closing
+# it would cancel a message still waiting for the connection.
 if role == "recv":
     for i in range(2):
         data, addr = s.recvfrom(100)
         assert data == b"hb %d" % i, data
         print("got", data)
         open("/tmp/hb.got%d" % i, "w").close()
+    barrier("got1", "240")
 else:
     s.sendto(b"hb 0", (peer, 4400))
     barrier("after")
     s.sendto(b"hb 1", (peer, 4400))
+    barrier("got1", "240")
 PY
 )
 timeouts=$(ib_counter hb_timeouts)
