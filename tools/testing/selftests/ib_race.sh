@@ -28,6 +28,10 @@ conns = [raw[i:i + each] for i in range(0, len(raw) - each + 1, each)]
 mine = [c for c in conns if socket.inet_ntoa(c[16:20]) == me and
         socket.inet_ntoa(c[20:24]) == peer]
 print("connections %s -> %s: %d" % (me, peer, len(mine)))
+# Keep the socket until both messages arrived: closing it would cancel
+# ours if it still waited for the connection.
+subprocess.run([os.environ["RDS_TOP"] + "/tools/testing/selftests/barrier",
+                os.environ["RDS_TEST"] + ".rx" + rnd, "120"], check=True)
 sys.exit(0 if len(mine) == 1 else 1)
 PY
 )
