@@ -28,14 +28,11 @@ static void rds_message_free_pages(struct rds_message *rm)
 	rm->m_nents = 0;
 }
 
-/* A message with room for len payload bytes, in pages.  One reference,
- * owned by the caller.
- */
-struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
+/* A message of len bytes with room for nents pages, none attached. */
+static struct rds_message *rds_message_new(unsigned int len,
+					   unsigned int nents, gfp_t gfp)
 {
-	unsigned int nents = DIV_ROUND_UP(len, PAGE_SIZE);
 	struct rds_message *rm;
-	unsigned int i;
 
 	if (len > RDS_MAX_MSG_SIZE)
 		return NULL;
@@ -51,11 +48,44 @@ struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
 	INIT_LIST_HEAD(&rm->m_inc.i_item);
 	spin_lock_init(&rm->m_rs_lock);
 	rm->m_len = len;
+	if (nents)
+		sg_init_table(rm->m_sg, nents);
+	return rm;
+}
 
-	if (!nents)
+/* A message whose len payload bytes (1..PAGE_SIZE - off) are at off in
+ * page: the message takes over the caller's reference to the page.  One
+ * reference to the message, owned by the caller.
+ */
+struct rds_message *rds_message_alloc_page(struct page *page,
+					   unsigned int off, unsigned int len,
+					   gfp_t gfp)
+{
+	struct rds_message *rm;
+
+	if (!len || off >= PAGE_SIZE || len > PAGE_SIZE - off)
+		return NULL;
+	rm = rds_message_new(len, 1, gfp);
+	if (!rm)
+		return NULL;
+	sg_set_page(&rm->m_sg[0], page, len, off);
+	rm->m_nents = 1;
+	return rm;
+}
+
+/* A message with room for len payload bytes, in pages.  One reference,
+ * owned by the caller.
+ */
+struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp)
+{
+	unsigned int nents = DIV_ROUND_UP(len, PAGE_SIZE);
+	struct rds_message *rm;
+	unsigned int i;
+
+	rm = rds_message_new(len, nents, gfp);
+	if (!rm || !nents)
 		return rm;
 
-	sg_init_table(rm->m_sg, nents);
 	for (i = 0; i < nents; i++) {
 		unsigned int bytes = min_t(unsigned int, len, PAGE_SIZE);
 		struct page *page = alloc_page(gfp);

@@ -169,6 +169,10 @@ struct rds_transport {
 	 * again with rds_send_xmit() once it has room.
 	 */
 	int (*xmit)(struct rds_connection *conn, struct rds_message *rm);
+	/* optional: the send queue ran empty after xmit() took messages;
+	 * anything held back to batch must go now
+	 */
+	void (*xmit_done)(struct rds_connection *conn);
 	int (*inc_copy_to_user)(struct rds_incoming *inc, struct iov_iter *to);
 	void (*inc_free)(struct rds_incoming *inc);
 	/* NULL: SIOCRDSSETTOS is not supported */
@@ -279,6 +283,9 @@ struct rds_transport *rds_trans_get_preferred(struct net *net,
 
 /* message.c */
 struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp);
+struct rds_message *rds_message_alloc_page(struct page *page,
+					   unsigned int off, unsigned int len,
+					   gfp_t gfp);
 int rds_message_copy_from_user(struct rds_message *rm, struct iov_iter *from);
 int rds_message_copy_to_user(struct rds_message *rm, struct iov_iter *to);
 void rds_message_populate_header(struct rds_message *rm, __be16 sport,

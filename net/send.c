@@ -198,6 +198,8 @@ restart:
 		if (!rm) {
 			spin_unlock_bh(&conn->c_lock);
 			rds_stats_inc(s_send_queue_empty);
+			if (conn->c_trans->xmit_done)
+				conn->c_trans->xmit_done(conn);
 			break;
 		}
 		/* Sent from now on: it waits for its ack on c_retrans. */

@@ -156,6 +156,11 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 	spin_lock_bh(&ic->i_lock);
 	ic->i_peer_grant = hs->credits;
 	ic->i_credit.avail += hs->credits;
+	/* Minor 1 and later take packed frames. */
+	ic->i_pack_max = 1;
+	if (min_t(u8, hs->minor, RDS_IB_HS_MINOR) >= 1)
+		ic->i_pack_max = min_t(unsigned int, RDS_IB_PACK_MAX,
+				       ic->i_send_sge / 2);
 	spin_unlock_bh(&ic->i_lock);
 
 	/* Its rx_next speaks of us only if it knows this generation of us. */
@@ -216,6 +221,7 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 	spin_lock_bh(&ic->i_lock);
 	rds_ib_credit_init(&ic->i_credit, 0, ic->i_grant);
 	ic->i_peer_grant = RDS_IB_HS_MAX_CREDITS;
+	ic->i_pack_max = 1;	/* until the peer's handshake says */
 	spin_unlock_bh(&ic->i_lock);
 	WRITE_ONCE(ic->i_rx_stopped, false);
 
@@ -237,7 +243,10 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 	attr.qp_type = IB_QPT_RC;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
 	attr.cap.max_send_wr = RDS_IB_SEND_RING + 1;
-	attr.cap.max_send_sge = 2;
+	/* Two SGEs per message of a packed frame, if the device has them. */
+	ic->i_send_sge = clamp_t(int, rdev->rd_dev->attrs.max_send_sge, 2,
+				 RDS_IB_SEND_SGE);
+	attr.cap.max_send_sge = ic->i_send_sge;
 	ret = rds_fault() ? -ENOMEM : rdma_create_qp(id, rdev->rd_pd, &attr);
 	if (ret)
 		goto err;

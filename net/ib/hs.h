@@ -43,7 +43,7 @@
 
 #define RDS_IB_HS_MAGIC		0x52445369	/* "RDSi" */
 #define RDS_IB_HS_MAJOR		1
-#define RDS_IB_HS_MINOR		0
+#define RDS_IB_HS_MINOR		1	/* 1: packed frames (frame.h) */
 #define RDS_IB_HS_MIN_SHIFT	12	/* 4 KiB fragments */
 #define RDS_IB_HS_MAX_SHIFT	16	/* 64 KiB fragments */
 #define RDS_IB_HS_MAX_CREDITS	65535

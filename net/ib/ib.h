@@ -21,6 +21,7 @@
 
 #include "../rds.h"
 #include "credit.h"
+#include "frame.h"
 #include "hs.h"
 
 struct rds_ib_device;
@@ -90,24 +91,28 @@ extern const struct rds_ib_rx_ops rds_ib_srq_ops;
 extern const struct rds_ib_rx_ops rds_ib_ring_ops;
 extern unsigned int rds_ib_srq_size;
 
-/* Frames on the wire: every SEND is one 48-byte RDS header followed by at
- * most one fragment (RDS_IB_FRAG bytes) of a message.  A control frame
- * carries no data and no sequence: only an ACK (h_ack) and credits.
+/* Frames on the wire (frame.h): every SEND is one 48-byte RDS header
+ * followed by one fragment (at most RDS_IB_FRAG bytes) of a message, by
+ * nothing (a control frame: an ACK and credits), or by several whole
+ * small messages (a packed frame).
  */
 #define RDS_IB_FRAG		PAGE_SIZE
-#define RDS_IB_FLAG_CTRL	0x80	/* h_flags: a control frame */
-#define RDS_IB_FLAG_HB		0x40	/* control frame: answer me (heartbeat) */
 #define RDS_IB_SEND_RING	128	/* data send slots per connection */
+#define RDS_IB_SEND_SGE		(2 * RDS_IB_PACK_MAX)
 
-/* One send slot: the header of one frame and the work request for it. */
+/* One send slot: the header of one frame and the work request for it.
+ * s_sge[0] is the frame's header in i_hdrs; the others are mapped for
+ * this frame: message data (pages), or the headers of packed messages
+ * (their own m_inc.i_hdr), marked in s_inner.
+ */
 struct rds_ib_send_slot {
 	struct ib_cqe		s_cqe;		/* s_cqe.done: send completion */
 	struct rds_ib_conn	*s_ic;
-	struct ib_send_wr	s_wr;
-	struct ib_sge		s_sge[2];
-	struct rds_message	*s_rm;		/* reference; NULL: control */
-	u64			s_data_dma;	/* mapped fragment, if any */
-	u32			s_data_len;
+	struct ib_send_wr	s_wr;		/* s_wr.num_sge: sges in use */
+	struct ib_sge		s_sge[RDS_IB_SEND_SGE];
+	struct rds_message	*s_rm[RDS_IB_PACK_MAX];	/* references */
+	u8			s_nrm;		/* 0: a control frame */
+	u8			s_inner;	/* bit i: s_sge[i] is a header */
 };
 
 /* Counters of the IB transport, listed by the ib_counters parameter. */
@@ -177,6 +182,12 @@ struct rds_ib_conn {
 	u64			i_ack_sent;	/* last ACK value sent */
 	struct rds_message	*i_xmit_rm;	/* partly sent message */
 	unsigned int		i_xmit_frag;	/* its next fragment */
+	/* small messages held back to share one packed frame (references) */
+	struct rds_message	*i_pack[RDS_IB_PACK_MAX];
+	unsigned int		i_pack_n;
+	u32			i_pack_used;	/* frame data bytes they take */
+	unsigned int		i_pack_max;	/* 1: the peer takes no packs */
+	unsigned int		i_send_sge;	/* SGEs per send of the QP */
 	u32			i_rx_unacked;	/* delivered, not yet acked */
 	u64			i_rx_unacked_bytes;
 	u32			i_grant;	/* credits we grant per attempt */
@@ -197,6 +208,10 @@ struct rds_ib_conn {
 	struct rds_message	*i_rx_rm;	/* message being reassembled */
 	unsigned int		i_rx_frag;	/* fragments received of it */
 	u64			i_rx_delivered;	/* ACK value: last delivered seq */
+	u64			i_ack_seen;	/* the last ACK the peer sent,
+						 * already applied (receive
+						 * completions only)
+						 */
 
 	struct timer_list	i_ack_timer;	/* runs: delayed ACK is due */
 	struct work_struct	i_send_work;	/* runs: credits/slots freed */
@@ -246,6 +261,7 @@ void rds_ib_conn_error(struct rds_ib_conn *ic, const char *why);
 
 /* send.c */
 int rds_ib_xmit(struct rds_connection *conn, struct rds_message *rm);
+void rds_ib_xmit_done(struct rds_connection *conn);
 void rds_ib_send_ctrl(struct rds_ib_conn *ic);
 void rds_ib_send_work(struct work_struct *work);
 void rds_ib_ack_timer(struct timer_list *t);
@@ -268,6 +284,7 @@ void rds_ib_rx_buf_wr(struct rds_ib_rx_buf *buf, struct ib_recv_wr *wr,
 		      struct ib_sge *sge);
 int rds_ib_rx_buf_alloc(struct rds_ib_rx_buf *buf, bool may_fail);
 void rds_ib_rx_buf_free(struct rds_ib_rx_buf *buf);
+struct page *rds_ib_rx_buf_take_page(struct rds_ib_rx_buf *buf);
 void rds_ib_rx_buf_sync(struct rds_ib_rx_buf *buf, bool to_cpu);
 
 #endif /* _RDS_IB_H */

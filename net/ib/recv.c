@@ -6,6 +6,9 @@
  * receive buffer goes back on the SRQ right after (srq.c), and the credit
  * it represents is granted back to the peer.
  *
+ * A packed frame (frame.h) carries several whole messages: each is
+ * checked and delivered in turn.
+ *
  * Runs in softirq context, from the device's receive CQ: frames of one
  * queue pair complete in order, one at a time.
  */
@@ -59,6 +62,11 @@ static bool rds_ib_recv_ack(struct rds_ib_conn *ic, u64 ack)
 	struct rds_connection *conn = ic->i_conn;
 	u64 next;
 
+	/* Most frames repeat the last ACK: it was checked and applied (and
+	 * a value once valid stays valid: sequence numbers only grow).
+	 */
+	if (ack == ic->i_ack_seen)
+		return true;
 	spin_lock_bh(&conn->c_lock);
 	next = conn->c_next_tx_seq;
 	spin_unlock_bh(&conn->c_lock);
@@ -66,6 +74,7 @@ static bool rds_ib_recv_ack(struct rds_ib_conn *ic, u64 ack)
 	if (rds_seq_after(ack, next - 1))
 		return false;
 	rds_send_drop_acked(conn, ack);
+	ic->i_ack_seen = ack;
 	return true;
 }
 
@@ -113,6 +122,41 @@ static void rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm)
 		mod_timer(&ic->i_ack_timer, jiffies + 1);
 }
 
+/* A whole message (one frame) of len bytes at off in the frame's data:
+ * on page, taken from the receive buffer, it keeps the data where it
+ * landed (a page reference per message); without a page (none could be
+ * had to refill the buffer), the data is copied out of data.  NULL: *why.
+ */
+static struct rds_message *rds_ib_recv_whole(const struct rds_header *hdr,
+					     struct page *page, const u8 *data,
+					     u32 off, u32 len, const char **why)
+{
+	struct rds_message *rm = NULL;
+
+	if (page && len) {
+		get_page(page);
+		rm = rds_message_alloc_page(page, off, len, GFP_ATOMIC);
+		if (!rm)
+			put_page(page);
+	} else {
+		rm = rds_message_alloc(len, GFP_ATOMIC);
+		if (rm && len) {
+			void *dst = kmap_local_page(sg_page(&rm->m_sg[0]));
+
+			memcpy(dst, data + off, len);
+			kunmap_local(dst);
+		}
+	}
+	if (!rm) {
+		/* Lost for now: the reset makes the peer resend it. */
+		rds_ib_count(RDS_IB_C_RX_NOMEM);
+		*why = "out of memory";
+		return NULL;
+	}
+	rm->m_inc.i_hdr = *hdr;
+	return rm;
+}
+
 /* Take one data fragment.  Returns a complete message (the caller
  * delivers it) or NULL; sets *why on a protocol error.
  */
@@ -127,6 +171,21 @@ static struct rds_message *rds_ib_recv_frag(struct rds_ib_conn *ic,
 
 	lockdep_assert_held(&ic->i_rx_lock);
 	rm = ic->i_rx_rm;
+	if (!rm && len <= RDS_IB_FRAG) {
+		/* A message of one frame: keep its data where it landed. */
+		struct page *page;
+
+		if (data_len != len) {
+			*why = "fragment length";
+			return NULL;
+		}
+		page = len ? rds_ib_rx_buf_take_page(buf) : NULL;
+		rm = rds_ib_recv_whole(hdr, page, page_address(page ?: buf->rb_page),
+				       0, len, why);
+		if (page)
+			put_page(page);
+		return rm;
+	}
 	if (!rm) {
 		if (len > RDS_MAX_MSG_SIZE) {
 			*why = "message too long";
@@ -167,6 +226,61 @@ static struct rds_message *rds_ib_recv_frag(struct rds_ib_conn *ic,
 	ic->i_rx_rm = NULL;
 	ic->i_rx_frag = 0;
 	return rm;
+}
+
+/* A packed frame (frame.h): deliver each of its messages in order.
+ * NULL, or what is wrong with it (the messages before stay delivered).
+ */
+static const char *rds_ib_recv_pack(struct rds_ib_conn *ic,
+				    const struct rds_header *hdr,
+				    struct rds_ib_rx_buf *buf, u32 data_len)
+{
+	u32 len = be32_to_cpu(hdr->h_len), off, hoff;
+	enum rds_ib_frame_err err;
+	struct rds_header inner;
+	struct rds_message *rm;
+	const char *why = NULL;
+	struct page *page;
+	const u8 *data;
+	bool busy;
+
+	err = rds_ib_pack_first(len, hdr->h_flags, data_len);
+	if (err)
+		return rds_ib_frame_err_name(err);
+	spin_lock_bh(&ic->i_rx_lock);
+	busy = ic->i_rx_rm;
+	spin_unlock_bh(&ic->i_rx_lock);
+	if (busy)
+		return "packed frame inside a message";
+	page = rds_ib_rx_buf_take_page(buf);
+	data = page_address(page ?: buf->rb_page);
+	rm = rds_ib_recv_whole(hdr, page, data, 0, len, &why);
+	if (!rm)
+		goto out;
+	rds_ib_recv_deliver(ic, rm);
+
+	for (off = len; off < data_len; ) {
+		err = rds_ib_pack_next(data, data_len, &off, &hoff, &len);
+		if (err) {
+			why = rds_ib_frame_err_name(err);
+			break;
+		}
+		memcpy(&inner, data + hoff, sizeof(inner));
+		if (inner.h_csum != rds_ib_hdr_csum(&inner)) {
+			rds_stats_inc(s_recv_drop_bad_checksum);
+			why = "packed header checksum";
+			break;
+		}
+		rm = rds_ib_recv_whole(&inner, page, data,
+				       hoff + sizeof(inner), len, &why);
+		if (!rm)
+			break;
+		rds_ib_recv_deliver(ic, rm);
+	}
+out:
+	if (page)
+		put_page(page);
+	return why;
 }
 
 void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
@@ -224,7 +338,13 @@ void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 	if (kick)
 		queue_work(rds_ib_wq, &ic->i_send_work);
 
-	if (!ctrl) {
+	if (!ctrl && (hdr.h_flags & RDS_IB_FLAG_PACK)) {
+		why = rds_ib_recv_pack(ic, &hdr, buf, data_len);
+		if (why) {
+			rds_ib_recv_bad(ic, why);
+			return;
+		}
+	} else if (!ctrl) {
 		spin_lock_bh(&ic->i_rx_lock);
 		done = rds_ib_recv_frag(ic, &hdr, buf, data_len, &why);
 		spin_unlock_bh(&ic->i_rx_lock);

@@ -5,9 +5,16 @@
  * posted through a ring of send slots.  Control frames (ACKs and credit
  * updates) use one extra slot, one at a time.
  *
+ * Small messages queued back to back share a frame (a packed frame,
+ * frame.h): each is held in i_pack while the send queue has more, and the
+ * frame is posted when it is full, when the next message does not fit or
+ * is not small, or when the queue runs empty (rds_ib_xmit_done()).  While
+ * an eighth of the peer's grant or more is in flight, a lone small message
+ * waits too, until the peer grants credits back (rds_ib_pack_corked()).
+ *
  * Completions: only every RDS_IB_SIGNAL_EVERY-th data frame, the last
- * frame of a multi-frame message when nothing follows, the last before a
- * stall and control frames are signalled; a signalled
+ * frame of a multi-frame message when nothing follows and control frames
+ * are signalled (a full ring holds several signalled frames); a signalled
  * completion retires every slot before it (send completions of one queue
  * pair arrive in order).  A send completion only frees the slot: the
  * message itself stays held until the peer's RDS-level ACK, which may
@@ -44,10 +51,10 @@ int rds_ib_ring_alloc(struct rds_ib_conn *ic)
 		s->s_wr.wr_cqe = &s->s_cqe;
 		s->s_wr.sg_list = s->s_sge;
 		s->s_wr.opcode = IB_WR_SEND;
+		s->s_wr.num_sge = 1;
 		s->s_sge[0].addr = ic->i_hdrs_dma + i * sizeof(*ic->i_hdrs);
 		s->s_sge[0].length = sizeof(*ic->i_hdrs);
 		s->s_sge[0].lkey = ic->i_rdev->rd_pd->local_dma_lkey;
-		s->s_sge[1].lkey = ic->i_rdev->rd_pd->local_dma_lkey;
 	}
 	ic->i_head = 0;
 	ic->i_tail = 0;
@@ -61,18 +68,80 @@ err:
 	return -ENOMEM;
 }
 
-/* Release a slot's fragment: unmap it and drop its message reference. */
+/* Release what a slot's frame holds: unmap its data and packed headers
+ * and drop its message references.
+ */
 static void rds_ib_slot_release(struct rds_ib_conn *ic,
 				struct rds_ib_send_slot *s)
 {
-	if (s->s_data_len)
-		ib_dma_unmap_page(ic->i_rdev->rd_dev, s->s_data_dma,
-				  s->s_data_len, DMA_TO_DEVICE);
-	s->s_data_len = 0;
-	if (s->s_rm) {
-		rds_message_put(s->s_rm);
-		s->s_rm = NULL;
+	struct ib_device *dev = ic->i_rdev->rd_dev;
+	unsigned int i;
+
+	for (i = 1; i < s->s_wr.num_sge; i++) {
+		struct ib_sge *sge = &s->s_sge[i];
+
+		if (s->s_inner & BIT(i))
+			ib_dma_unmap_single(dev, sge->addr, sge->length,
+					    DMA_TO_DEVICE);
+		else
+			ib_dma_unmap_page(dev, sge->addr, sge->length,
+					  DMA_TO_DEVICE);
 	}
+	s->s_wr.num_sge = 1;
+	s->s_inner = 0;
+	for (i = 0; i < s->s_nrm; i++)
+		rds_message_put(s->s_rm[i]);
+	s->s_nrm = 0;
+}
+
+/* Add len bytes at the start of page to the frame of slot s. */
+static int rds_ib_slot_add_page(struct rds_ib_conn *ic,
+				struct rds_ib_send_slot *s,
+				struct page *page, u32 len)
+{
+	struct ib_device *dev = ic->i_rdev->rd_dev;
+	struct ib_sge *sge = &s->s_sge[s->s_wr.num_sge];
+	u64 dma;
+
+	if (!len)
+		return 0;
+	dma = ib_dma_map_page(dev, page, 0, len, DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(dev, dma))
+		return -ENOMEM;
+	sge->addr = dma;
+	sge->length = len;
+	sge->lkey = ic->i_rdev->rd_pd->local_dma_lkey;
+	s->s_wr.num_sge++;
+	return 0;
+}
+
+/* Add the header of a packed message (its own copy, in rm) to slot s. */
+static int rds_ib_slot_add_hdr(struct rds_ib_conn *ic,
+			       struct rds_ib_send_slot *s,
+			       struct rds_header *hdr)
+{
+	struct ib_device *dev = ic->i_rdev->rd_dev;
+	struct ib_sge *sge = &s->s_sge[s->s_wr.num_sge];
+	u64 dma;
+
+	dma = ib_dma_map_single(dev, hdr, sizeof(*hdr), DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(dev, dma))
+		return -ENOMEM;
+	sge->addr = dma;
+	sge->length = sizeof(*hdr);
+	sge->lkey = ic->i_rdev->rd_pd->local_dma_lkey;
+	s->s_inner |= BIT(s->s_wr.num_sge);
+	s->s_wr.num_sge++;
+	return 0;
+}
+
+/* Drop the messages held for a packed frame that will not be sent. */
+static void rds_ib_pack_drop(struct rds_ib_conn *ic)
+{
+	lockdep_assert_held(&ic->i_lock);
+	while (ic->i_pack_n)
+		rds_message_put(ic->i_pack[--ic->i_pack_n]);
+	ic->i_pack_used = 0;
 }
 
 /* The queue pair is drained: no completion can come any more.  Release
@@ -94,6 +163,7 @@ void rds_ib_send_reset(struct rds_ib_conn *ic)
 	ic->i_xmit_rm = NULL;
 	ic->i_xmit_frag = 0;
 	ic->i_xmit_stalled = false;
+	rds_ib_pack_drop(ic);
 	spin_unlock_bh(&ic->i_lock);
 	if (rm)
 		rds_message_put(rm);
@@ -145,94 +215,203 @@ static void rds_ib_credits_peak(struct rds_ib_conn *ic)
 		atomic64_set(&rds_ib_counters[RDS_IB_C_CREDITS_PEAK], used);
 }
 
+/* Take a slot and a credit for the next frame.  NULL (and a stall) when
+ * there is none: the peer's credits or a send completion will kick the
+ * send work.
+ */
+static struct rds_ib_send_slot *rds_ib_slot_take(struct rds_ib_conn *ic,
+						 u8 *grant)
+{
+	lockdep_assert_held(&ic->i_lock);
+	if (ic->i_head - ic->i_tail >= RDS_IB_SEND_RING) {
+		ic->i_xmit_stalled = true;
+		return NULL;
+	}
+	if (!rds_ib_credit_take(&ic->i_credit, grant)) {
+		rds_ib_count(RDS_IB_C_CREDIT_WAITS);
+		ic->i_xmit_stalled = true;
+		return NULL;
+	}
+	rds_ib_credits_peak(ic);
+	return &ic->i_ring[ic->i_head % RDS_IB_SEND_RING];
+}
+
+/* The frame in slot s is built: finish its header, decide whether it is
+ * signalled and post it.  -ENOTCONN if the QP refused it.
+ */
+static int rds_ib_slot_post(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
+			    u8 grant, bool signal)
+{
+	const struct ib_send_wr *bad;
+
+	rds_ib_hdr_finish(ic, s, grant);
+	s->s_wr.next = NULL;
+	s->s_wr.send_flags = 0;
+	if (++ic->i_since_signal >= RDS_IB_SIGNAL_EVERY || signal) {
+		s->s_wr.send_flags = IB_SEND_SIGNALED;
+		ic->i_since_signal = 0;
+	}
+	ic->i_head++;
+	rds_ib_count(RDS_IB_C_TX_FRAMES);
+	WRITE_ONCE(ic->i_last_active, jiffies);
+	if (ib_post_send(ic->i_qp, &s->s_wr, &bad)) {
+		/* The slot stays in the ring: the reset releases it. */
+		ic->i_up = false;
+		return -ENOTCONN;
+	}
+	return 0;
+}
+
+/* Post the messages held in i_pack as one frame (packed if more than one).
+ * -EAGAIN: no credit or slot now, they stay held.
+ */
+static int rds_ib_pack_post(struct rds_ib_conn *ic)
+{
+	struct rds_ib_send_slot *s;
+	struct rds_header *hdr;
+	unsigned int i, n = ic->i_pack_n;
+	u8 grant;
+
+	lockdep_assert_held(&ic->i_lock);
+	if (!n)
+		return 0;
+	s = rds_ib_slot_take(ic, &grant);
+	if (!s)
+		return -EAGAIN;
+	hdr = &ic->i_hdrs[s - ic->i_ring];
+	*hdr = ic->i_pack[0]->m_inc.i_hdr;
+	if (n > 1)
+		hdr->h_flags |= RDS_IB_FLAG_PACK;
+	for (i = 0; i < n; i++) {
+		struct rds_message *rm = ic->i_pack[i];
+		struct rds_header *inner = &rm->m_inc.i_hdr;
+
+		/* The slot owns the held reference from here on. */
+		s->s_rm[s->s_nrm++] = rm;
+		if (i) {
+			inner->h_ack = 0;
+			inner->h_credit = 0;
+			inner->h_csum = rds_ib_hdr_csum(inner);
+			if (rds_ib_slot_add_hdr(ic, s, inner))
+				goto unmap;
+		}
+		if (rm->m_len &&
+		    rds_ib_slot_add_page(ic, s, sg_page(&rm->m_sg[0]),
+					 rm->m_len))
+			goto unmap;
+	}
+	ic->i_pack_n = 0;
+	ic->i_pack_used = 0;
+	return rds_ib_slot_post(ic, s, grant, false);
+
+unmap:
+	/* No mapping: the connection resets and the messages go again. */
+	ic->i_pack_n = 0;
+	ic->i_pack_used = 0;
+	rds_ib_slot_release(ic, s);
+	ic->i_up = false;
+	return -ENOTCONN;
+}
+
+/* Can rm share a packed frame?  Only whole one-fragment data messages. */
+static bool rds_ib_packable(struct rds_ib_conn *ic, struct rds_message *rm)
+{
+	return ic->i_pack_max > 1 &&
+	       rm->m_len <= RDS_IB_FRAG - RDS_IB_HDR_LEN &&
+	       !(rm->m_inc.i_hdr.h_flags & RDS_FLAG_CONG_BITMAP);
+}
+
+/* Whether small messages wait to be packed even with nothing queued
+ * behind them: while an eighth of the peer's grant or more is in flight.
+ * They could not reach the peer before those frames anyway, and a frame
+ * granting credits back for them is certain (the peer refills a buffer
+ * for each, and its ACK of their messages, delayed by a tick at most,
+ * carries every credit it refilled): it kicks the send work, which posts
+ * what is held.
+ */
+static bool rds_ib_pack_corked(struct rds_ib_conn *ic)
+{
+	u32 grant = ic->i_peer_grant, avail = ic->i_credit.avail;
+
+	lockdep_assert_held(&ic->i_lock);
+	return avail < grant && grant - avail >= max_t(u32, 1, grant / 8);
+}
+
+/* Hold rm for a packed frame, posting the frame when it is full, or when
+ * nothing else is queued and the connection is not corked.  0: rm is
+ * taken (posted, or held until more messages or credits come); -EAGAIN:
+ * the frame before it could not go, nor can rm.
+ */
+static int rds_ib_pack_add(struct rds_ib_conn *ic, struct rds_message *rm,
+			   bool more_queued)
+{
+	int ret;
+
+	lockdep_assert_held(&ic->i_lock);
+	if (ic->i_pack_n &&
+	    !rds_ib_pack_fits(ic->i_pack_used, ic->i_pack_n, rm->m_len,
+			      RDS_IB_FRAG, ic->i_pack_max)) {
+		ret = rds_ib_pack_post(ic);
+		if (ret)
+			return ret;
+	}
+	rds_message_get(rm);
+	ic->i_pack_used += rds_ib_pack_cost(ic->i_pack_n, rm->m_len);
+	ic->i_pack[ic->i_pack_n++] = rm;
+	if (rds_ib_pack_fits(ic->i_pack_used, ic->i_pack_n, 0, RDS_IB_FRAG,
+			     ic->i_pack_max)) {
+		if (more_queued)
+			return 0;
+		if (rds_ib_pack_corked(ic)) {
+			ic->i_xmit_stalled = true;	/* credits kick us */
+			return 0;
+		}
+	}
+	ret = rds_ib_pack_post(ic);
+	return ret == -EAGAIN ? 0 : ret;
+}
+
 /* Post as many fragments of rm as credits and slots allow, from
  * i_xmit_frag on.  0 when the whole message is posted.
  */
 static int rds_ib_post_frags(struct rds_ib_conn *ic, struct rds_message *rm,
 			     bool more_queued)
 {
-	struct ib_device *dev = ic->i_rdev->rd_dev;
 	unsigned int nfrags = max_t(unsigned int, 1,
 				    DIV_ROUND_UP(rm->m_len, RDS_IB_FRAG));
-	struct ib_send_wr *first = NULL, *last = NULL;
-	const struct ib_send_wr *bad;
-	int ret = 0;
+	struct rds_ib_send_slot *s;
+	int ret;
 	u8 grant;
 
 	lockdep_assert_held(&ic->i_lock);
 	while (ic->i_xmit_frag < nfrags) {
 		unsigned int f = ic->i_xmit_frag;
-		struct rds_ib_send_slot *s;
-		u32 len;
+		u32 len = min_t(u32, rm->m_len - f * RDS_IB_FRAG, RDS_IB_FRAG);
+		bool last = f + 1 == nfrags;
 
-		if (ic->i_head - ic->i_tail >= RDS_IB_SEND_RING) {
-			ret = -EAGAIN;
-			break;
-		}
-		if (!rds_ib_credit_take(&ic->i_credit, &grant)) {
-			rds_ib_count(RDS_IB_C_CREDIT_WAITS);
-			ret = -EAGAIN;
-			break;
-		}
-		rds_ib_credits_peak(ic);
-		s = &ic->i_ring[ic->i_head % RDS_IB_SEND_RING];
-		len = min_t(u32, rm->m_len - f * RDS_IB_FRAG, RDS_IB_FRAG);
-		if (len) {
-			s->s_data_dma = ib_dma_map_page(dev,
-							sg_page(&rm->m_sg[f]),
-							0, len, DMA_TO_DEVICE);
-			if (ib_dma_mapping_error(dev, s->s_data_dma)) {
-				ret = -ENOMEM;
-				break;
-			}
-			s->s_sge[1].addr = s->s_data_dma;
-			s->s_sge[1].length = len;
-		}
-		s->s_data_len = len;
-		s->s_wr.num_sge = len ? 2 : 1;
+		s = rds_ib_slot_take(ic, &grant);
+		if (!s)
+			return -EAGAIN;
 		rds_message_get(rm);
-		s->s_rm = rm;
-		ic->i_hdrs[s - ic->i_ring] = rm->m_inc.i_hdr;
-		rds_ib_hdr_finish(ic, s, grant);
-
-		s->s_wr.next = NULL;
-		s->s_wr.send_flags = 0;
-		/* Every 16th frame; and the end of a multi-frame message
-		 * when nothing follows, so that its pages are not held by
-		 * the ring while the connection is idle (single frames wait
-		 * for the next signalled one: at most 15 pages).
-		 */
-		if (++ic->i_since_signal >= RDS_IB_SIGNAL_EVERY ||
-		    (f + 1 == nfrags && nfrags > 1 && !more_queued)) {
-			s->s_wr.send_flags = IB_SEND_SIGNALED;
-			ic->i_since_signal = 0;
-		}
-		if (last)
-			last->next = &s->s_wr;
-		else
-			first = &s->s_wr;
-		last = &s->s_wr;
-		ic->i_head++;
-		ic->i_xmit_frag++;
-		rds_ib_count(RDS_IB_C_TX_FRAMES);
-		WRITE_ONCE(ic->i_last_active, jiffies);
-	}
-
-	if (first) {
-		/* Stopping early: make sure a completion will free slots. */
-		if (ret && !(last->send_flags & IB_SEND_SIGNALED)) {
-			last->send_flags = IB_SEND_SIGNALED;
-			ic->i_since_signal = 0;
-		}
-		if (ib_post_send(ic->i_qp, first, &bad)) {
-			/* Slots stay in the ring: the reset releases them. */
+		s->s_rm[s->s_nrm++] = rm;
+		if (rds_ib_slot_add_page(ic, s, sg_page(&rm->m_sg[f]), len)) {
+			rds_ib_slot_release(ic, s);
 			ic->i_up = false;
 			return -ENOTCONN;
 		}
+		ic->i_hdrs[s - ic->i_ring] = rm->m_inc.i_hdr;
+		ic->i_xmit_frag++;
+		/* Signal the end of a multi-frame message when nothing
+		 * follows, so that its pages are not held by the ring while
+		 * the connection is idle (single frames wait for the next
+		 * signalled one: at most 15 frames).
+		 */
+		ret = rds_ib_slot_post(ic, s, grant,
+				       last && nfrags > 1 && !more_queued);
+		if (ret)
+			return ret;
 	}
-	if (ret == -EAGAIN)
-		ic->i_xmit_stalled = true;
-	return ret;
+	return 0;
 }
 
 /* Transmit rm (called by rds_send_xmit(), one thread at a time).  A
@@ -245,11 +424,12 @@ int rds_ib_xmit(struct rds_connection *conn, struct rds_message *rm)
 	struct rds_ib_conn *ic = conn->c_transport_data;
 	bool more = !list_empty_careful(&conn->c_send_queue);
 	struct rds_message *done = NULL;
-	bool lost = false;
+	bool was_up, lost;
 	int ret;
 
 	spin_lock_bh(&ic->i_lock);
-	if (!ic->i_up) {
+	was_up = ic->i_up;
+	if (!was_up) {
 		ret = -ENOTCONN;
 		goto out;
 	}
@@ -262,6 +442,14 @@ int rds_ib_xmit(struct rds_connection *conn, struct rds_message *rm)
 		ic->i_xmit_rm = NULL;
 	}
 	if (!ic->i_xmit_rm) {
+		if (rds_ib_packable(ic, rm)) {
+			ret = rds_ib_pack_add(ic, rm, more);
+			goto out;
+		}
+		/* A message of its own: what is held goes first. */
+		ret = rds_ib_pack_post(ic);
+		if (ret)
+			goto out;
 		rds_message_get(rm);
 		ic->i_xmit_rm = rm;
 		ic->i_xmit_frag = 0;
@@ -273,14 +461,35 @@ int rds_ib_xmit(struct rds_connection *conn, struct rds_message *rm)
 		ic->i_xmit_rm = NULL;
 		rds_message_put(rm);	/* the i_xmit_rm reference */
 	}
-	lost = ret == -ENOTCONN;
 out:
+	/* -ENOTCONN from a post: the queue pair refused it. */
+	lost = ret == -ENOTCONN && was_up;
 	spin_unlock_bh(&ic->i_lock);
 	if (done)
 		rds_message_put(done);
 	if (lost)
 		rds_ib_conn_error(ic, "post send failed");
 	return ret;
+}
+
+/* The send queue ran empty (rds_send_xmit(), one thread at a time): post
+ * the messages held for a packed frame, unless corked.
+ */
+void rds_ib_xmit_done(struct rds_connection *conn)
+{
+	struct rds_ib_conn *ic = conn->c_transport_data;
+	bool lost = false;
+
+	spin_lock_bh(&ic->i_lock);
+	if (ic->i_up && ic->i_pack_n) {
+		if (rds_ib_pack_corked(ic))
+			ic->i_xmit_stalled = true;	/* credits kick us */
+		else
+			lost = rds_ib_pack_post(ic) == -ENOTCONN;
+	}
+	spin_unlock_bh(&ic->i_lock);
+	if (lost)
+		rds_ib_conn_error(ic, "post send failed");
 }
 
 /* Send a control frame (ACK and/or credit grant) if one is due and none

@@ -88,6 +88,30 @@ void rds_ib_rx_buf_free(struct rds_ib_rx_buf *buf)
 	atomic_dec(&rds_ib_rx_pages);
 }
 
+/* Take the page of a filled buffer, whose data then goes to messages as
+ * it is, and give the buffer a fresh one (receive completions).  NULL if
+ * none can be had now: the caller copies the data out instead.
+ */
+struct page *rds_ib_rx_buf_take_page(struct rds_ib_rx_buf *buf)
+{
+	struct ib_device *dev = buf->rb_dev->rd_dev;
+	struct page *page, *old = buf->rb_page;
+	u64 dma;
+
+	page = rds_fault() ? NULL : alloc_page(GFP_ATOMIC);
+	if (!page)
+		return NULL;
+	dma = ib_dma_map_page(dev, page, 0, PAGE_SIZE, DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(dev, dma)) {
+		__free_page(page);
+		return NULL;
+	}
+	ib_dma_unmap_page(dev, buf->rb_dma, PAGE_SIZE, DMA_FROM_DEVICE);
+	buf->rb_page = page;
+	buf->rb_dma = dma;
+	return old;
+}
+
 /* Sync a buffer's header and page for the CPU (to_cpu) or back. */
 void rds_ib_rx_buf_sync(struct rds_ib_rx_buf *buf, bool to_cpu)
 {

@@ -132,6 +132,7 @@ struct rds_transport rds_ib_transport = {
 	.conn_free		= rds_ib_conn_free,
 	.conn_connect		= rds_ib_conn_connect,
 	.xmit			= rds_ib_xmit,
+	.xmit_done		= rds_ib_xmit_done,
 	.inc_copy_to_user	= rds_ib_inc_copy_to_user,
 	.inc_free		= rds_ib_inc_free,
 	.get_tos_map		= rds_ib_get_tos_map,

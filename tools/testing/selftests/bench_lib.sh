@@ -9,6 +9,33 @@ bench() {	# bench NAME VALUE UNIT
 	echo "BENCH $1 $2 $3"
 }
 
+# Each figure is the median of BENCH_RUNS runs: under emulation one run
+# differs from the next by 10% and more.  Every run's value is printed.
+BENCH_RUNS=${BENCH_RUNS:-3}
+
+median() {	# median V...: the middle value (the lower one of an even count)
+	printf '%s\n' "$@" | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
+}
+
+# bench_runs NAME UNIT TAG "SERVER_CMD" "CLIENT_CMD" EXTRACT...: BENCH_RUNS
+# runs of bench_pair (3 attempts each); on host 2, EXTRACT (a command
+# printing the value from /tmp/bench.out) after each run; reports the
+# median.  Fails if any run failed.
+bench_runs() {
+	local name=$1 unit=$2 tag=$3 srv=$4 cli=$5 r vals=()
+	shift 5
+	for ((r = 1; r <= BENCH_RUNS; r++)); do
+		bench_pair "$tag.r$r" 3 "$srv" "$cli" || return 1
+		[ "$RDS_HOST" = 2 ] && vals+=("$("$@")")
+	done
+	if [ "$RDS_HOST" = 2 ]; then
+		echo "# $name runs: ${vals[*]}"
+		bench "$name" "$(median "${vals[@]}")" "$unit"
+	fi
+	return 0
+}
+
 # Run CMD up to ATTEMPTS times, both hosts starting each attempt together
 # (rdma_cm setup over rxe is sometimes refused at the first try).  Host 1
 # runs SERVER_CMD (if not empty), host 2 runs CLIENT_CMD; the client's

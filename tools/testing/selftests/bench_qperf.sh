@@ -37,23 +37,37 @@ meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 slab_before=$(meminfo Slab)
 free_before=$(meminfo MemFree)
 # One qperf server on host 1 for the whole run (qperf serves test after test).
+# The client may start only once the server listens (its TCP port 19765,
+# 4D35 in /proc/net/tcp; state 0A is LISTEN).
+qperf_listens() {
+	awk '$2 ~ /:4D35$/ && $4 == "0A" { f = 1 } END { exit !f }' \
+		/proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
 if [ "$RDS_HOST" = 1 ]; then
 	qperf > /tmp/qperf-server.log 2>&1 &
 	qperf_pid=$!
 	trap 'kill $qperf_pid 2>/dev/null' EXIT
+	check "qperf server listens" wait_for 30 qperf_listens
 fi
+counters() {	# what our transport did during the last test (diagnosis)
+	[ "$which" = ours ] &&
+		echo "# $1 ib_counters: $(cat /sys/module/rds/parameters/ib_counters)"
+	return 0
+}
 for m in 64K 8K 1K; do
-	if bench_pair "bw$m" 3 "" "qperf -ws 20 -t 5 -m $m $RDS_PEER rds_bw"; then
-		[ "$RDS_HOST" = 2 ] &&
-			bench "${which}_rds_bw_$m" "$(qperf_value /tmp/bench.out bw)" MB/s
+	counters "before bw$m"
+	if bench_runs "${which}_rds_bw_$m" MB/s "bw$m" "" \
+		"qperf -ws 20 -t 5 -m $m $RDS_PEER rds_bw" \
+		qperf_value /tmp/bench.out bw; then
 		ksft_ok "$which rds_bw $m"
 	else
 		ksft_fail "$which rds_bw $m"
 	fi
 done
-if bench_pair lat 3 "" "qperf -ws 20 -t 5 $RDS_PEER rds_lat"; then
-	[ "$RDS_HOST" = 2 ] &&
-		bench "${which}_rds_lat_1" "$(qperf_value /tmp/bench.out latency)" us
+counters "after bw"
+if bench_runs "${which}_rds_lat_1" us lat "" \
+	"qperf -ws 20 -t 5 $RDS_PEER rds_lat" \
+	qperf_value /tmp/bench.out latency; then
 	ksft_ok "$which rds_lat"
 else
 	ksft_fail "$which rds_lat"

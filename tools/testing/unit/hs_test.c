@@ -12,23 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "unit.h"
 #include "../../../net/ib/hs.h"
-
-static int failures;
-static int tap_n;
-
-#define EXPECT(cond, fmt, ...) do {					\
-	if (!(cond)) {							\
-		if (++failures < 20)					\
-			printf("# FAIL %s:%d: " fmt "\n", __FILE__,	\
-			       __LINE__, ##__VA_ARGS__);		\
-	}								\
-} while (0)
-
-static void report(const char *name, int before)
-{
-	printf("%sok %d %s\n", failures > before ? "not " : "", ++tap_n, name);
-}
 
 static u64 get_be(const unsigned char *p, int n)
 {
@@ -70,16 +55,6 @@ static void ref_fields_match(const unsigned char *b, const struct rds_ib_hs *hs)
 	EXPECT(hs->credits == get_be(b + 32, 4), "credits");
 	EXPECT(hs->frag_shift == b[36], "frag_shift");
 	EXPECT(hs->tos == b[38] && hs->reason == b[39], "tos, reason");
-}
-
-static u64 rng = 1;
-
-static u64 rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
 }
 
 static void valid(struct rds_ib_hs *hs)
