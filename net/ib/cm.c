@@ -793,6 +793,40 @@ out:
 }
 
 /* Runs RDS_IB_ATTEMPT_TIMEOUT after an active attempt started. */
+/* Whether an attempt on id may end now.  Ending it sends a MAD (a DREQ
+ * or a REJ) through the port's GSI queue pair, and rxe fails that queue
+ * pair for good when it has no route for the packet (its netdev down, or
+ * just up with its GIDs not yet back): every later connection through the
+ * device would then time out, until the device is re-created.  So while
+ * the port is down, and for RDS_IB_PORT_SETTLE after it came back, the end
+ * waits (the data path is already stopped).  Nothing is lost by waiting:
+ * the peer cannot be reached meanwhile.
+ */
+#define RDS_IB_PORT_POLL	(HZ / 4)
+#define RDS_IB_PORT_SETTLE	HZ
+
+static bool rds_ib_port_ready(struct rds_ib_conn *ic, struct rdma_cm_id *id)
+{
+	struct ib_port_attr attr;
+
+	lockdep_assert_held(&ic->i_cm_mutex);
+	if (!id->device || ib_query_port(id->device, id->port_num, &attr))
+		return true;	/* nothing to protect */
+	if (attr.state != IB_PORT_ACTIVE) {
+		ic->i_port_was_down = true;
+		ic->i_port_up_at = 0;
+		return false;
+	}
+	if (!ic->i_port_was_down)
+		return true;
+	if (!ic->i_port_up_at)
+		ic->i_port_up_at = jiffies | 1;
+	if (time_before(jiffies, ic->i_port_up_at + RDS_IB_PORT_SETTLE))
+		return false;
+	ic->i_port_was_down = false;
+	return true;
+}
+
 static void rds_ib_timeout_work(struct work_struct *work)
 {
 	struct rds_ib_conn *ic = container_of(to_delayed_work(work),
@@ -805,26 +839,40 @@ static void rds_ib_timeout_work(struct work_struct *work)
 	if (a && ic->i_active &&
 	    atomic_read(&ic->i_conn->c_state) != RDS_CONN_UP &&
 	    time_after_eq(jiffies, a->a_started + RDS_IB_ATTEMPT_TIMEOUT)) {
+		if (!rds_ib_port_ready(ic, a->a_id)) {
+			queue_delayed_work(rds_ib_wq, &ic->i_timeout_work,
+					   RDS_IB_PORT_POLL);
+			goto unlock;
+		}
 		pr_info_ratelimited("%pI6c: connection attempt timed out\n",
 				    &ic->i_conn->c_faddr);
 		rds_ib_attempt_end(ic, a);
 		rds_ib_reconnect_maybe(ic);
 	}
+unlock:
 	mutex_unlock(&ic->i_cm_mutex);
 }
 
-/* Runs after the data path saw an error on the current attempt. */
+/* Runs after the data path saw an error on the current attempt, and again
+ * every RDS_IB_PORT_POLL while its port is not ready for the end.
+ */
 static void rds_ib_down_work(struct work_struct *work)
 {
-	struct rds_ib_conn *ic = container_of(work, struct rds_ib_conn,
-					      i_down_work);
+	struct rds_ib_conn *ic = container_of(to_delayed_work(work),
+					      struct rds_ib_conn, i_down_work);
 
 	mutex_lock(&ic->i_cm_mutex);
 	if (ic->i_cur && ic->i_qp && ic->i_qp == READ_ONCE(ic->i_err_qp)) {
+		if (!rds_ib_port_ready(ic, ic->i_cur->a_id)) {
+			queue_delayed_work(rds_ib_wq, &ic->i_down_work,
+					   RDS_IB_PORT_POLL);
+			goto unlock;
+		}
 		rds_ib_count(RDS_IB_C_RESETS);
 		rds_ib_attempt_end(ic, ic->i_cur);
 		rds_ib_reconnect_maybe(ic);
 	}
+unlock:
 	mutex_unlock(&ic->i_cm_mutex);
 }
 
@@ -863,7 +911,7 @@ void rds_ib_conn_error(struct rds_ib_conn *ic, const char *why)
 	WRITE_ONCE(ic->i_rx_stopped, true);
 	WRITE_ONCE(ic->i_err_qp, READ_ONCE(ic->i_qp));
 	pr_debug("%pI6c: %s\n", &ic->i_conn->c_faddr, why);
-	queue_work(rds_ib_wq, &ic->i_down_work);
+	mod_delayed_work(rds_ib_wq, &ic->i_down_work, 0);
 }
 
 int rds_ib_conn_connect(struct rds_connection *conn)
@@ -890,7 +938,7 @@ int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 	timer_setup(&ic->i_ack_timer, rds_ib_ack_timer, 0);
 	INIT_WORK(&ic->i_send_work, rds_ib_send_work);
 	INIT_DELAYED_WORK(&ic->i_connect_work, rds_ib_connect_work);
-	INIT_WORK(&ic->i_down_work, rds_ib_down_work);
+	INIT_DELAYED_WORK(&ic->i_down_work, rds_ib_down_work);
 	INIT_WORK(&ic->i_reap_work, rds_ib_reap_work);
 	INIT_DELAYED_WORK(&ic->i_idle_work, rds_ib_idle_work);
 	INIT_DELAYED_WORK(&ic->i_hb_work, rds_ib_hb_work);
@@ -910,7 +958,7 @@ void rds_ib_conn_free(struct rds_connection *conn)
 	ic->i_dying = true;
 	mutex_unlock(&ic->i_cm_mutex);
 	cancel_delayed_work_sync(&ic->i_connect_work);
-	cancel_work_sync(&ic->i_down_work);
+	cancel_delayed_work_sync(&ic->i_down_work);
 	cancel_delayed_work_sync(&ic->i_idle_work);
 	cancel_delayed_work_sync(&ic->i_hb_work);
 	cancel_delayed_work_sync(&ic->i_timeout_work);

@@ -166,6 +166,8 @@ struct rds_ib_conn {
 	struct rds_ib_attempt	*i_cur;		/* current attempt, or NULL */
 	struct ib_qp		*i_err_qp;	/* the data path failed on it */
 	u32			i_peer_gen;	/* the peer's generation, 0: none */
+	bool			i_port_was_down; /* seen down since last up */
+	unsigned long		i_port_up_at;	/* jiffies it was seen up again */
 	unsigned int		i_backoff_ms;	/* next reconnect delay */
 
 	/* protects the data path state below (taken in softirq) */
@@ -216,7 +218,10 @@ struct rds_ib_conn {
 	struct timer_list	i_ack_timer;	/* runs: delayed ACK is due */
 	struct work_struct	i_send_work;	/* runs: credits/slots freed */
 	struct delayed_work	i_connect_work;	/* runs: (re)connect is due */
-	struct work_struct	i_down_work;	/* runs: the attempt failed */
+	struct delayed_work	i_down_work;	/* runs: the attempt failed;
+						 * again while its port is
+						 * down (rds_ib_port_ready)
+						 */
 	struct work_struct	i_reap_work;	/* runs: ids were abandoned */
 	struct delayed_work	i_idle_work;	/* runs: ib_idle_secs after the
 						 * last frame, while up

@@ -142,6 +142,27 @@ __fault_evidence() {
 	dmesg | tail -n +"$((from + 1))" | tail -60 | sed 's/^/#   /'
 }
 
+# __fault_gsi NAME: rxe moves the GSI queue pair (QP1, which carries every
+# connection manager MAD) to the error state for good when it is asked to
+# send a packet it has no route for, and ib_core never recovers it: every
+# connection attempt through the device then times out.  A real HCA does
+# not do this, and our module avoids the known trigger (it sends no DREQ or
+# REJ while the port is down), so a dead QP1 after a case fails the case
+# with this diagnosis; the device is then re-created so that the next case
+# starts on a working one.
+__fault_gsi() {
+	local name=$1
+	if rdma res show qp 2>/dev/null | grep 'type GSI' | grep -q 'state ERR'; then
+		ksft_fail "fault $name: $RDS_RXE's GSI queue pair alive (host $RDS_HOST)" \
+			"in the error state (rxe): re-creating $RDS_RXE"
+		rdma link delete "$RDS_RXE"
+		rdma link add "$RDS_RXE" type rxe netdev "$RDS_IFACE"
+		wait_for 30 bash -c "rdma link show '$RDS_RXE/1' 2>/dev/null | grep -q 'state ACTIVE'"
+	else
+		ksft_ok "fault $name: $RDS_RXE's GSI queue pair alive (host $RDS_HOST)"
+	fi
+}
+
 # fault_case NAME SECS AT HOLD WHERE INJECT RESTORE (see the top).
 fault_case() {
 	local name=$1 secs=$2 at=$3 hold=$4 where=$5 inject=$6 restore=$7
@@ -224,6 +245,7 @@ fault_case() {
 			__fault_evidence "$klog"
 		fi
 		barrier "$name.end" 120 || ksft_fail "fault $name: barrier end"
+		__fault_gsi "$name"
 		return
 	fi
 
@@ -276,6 +298,7 @@ fault_case() {
 		sed 's/^/# active: /' "$d/active.log" | tail -40
 		__fault_evidence "$klog"
 	fi
+	__fault_gsi "$name"
 	# shellcheck disable=SC2034 # read by the tests (fault_linklong)
 	FAULT_RESETS=$((r1 - r0))
 }
