@@ -134,3 +134,18 @@ ib_counter() {
 rds_loaded() {
 	[ -d /sys/module/rds ]
 }
+
+# ib_test_end: the common end of the two-host IB tests: on a failure the
+# blocked tasks and the kernel log, then the transport's counters, no RNR
+# and no bad frame, and the end barrier; exits with the TAP result.
+ib_test_end() {
+	if [ $__ksft_fail -gt 0 ]; then
+		echo w > /proc/sysrq-trigger
+		dmesg | tail -60 | sed 's/^/# /'
+	fi
+	echo "# ib_counters: $(cat /sys/module/rds/parameters/ib_counters)"
+	check "no RNR, no bad frame" \
+		test "$(ib_counter rnr)" = 0 -a "$(ib_counter bad_frames)" = 0
+	barrier end 240 || ksft_fail "barrier end"
+	ksft_exit
+}
