@@ -13,6 +13,7 @@
 #   make run             the main job: two Soft-RoCE hosts, rds-stress between them
 #   make bench           raw verbs vs the kernel's RDS vs ours, same link, one run
 #   make faults          the fault matrix: rds-stress under NIC down, link cuts, rxe loss, netem
+#   make soak            the randomized soak (SOAK_SECS, SOAK_SEED): faults in a seeded random order
 #   make deps            install what the above need (Debian 12, as root)
 #
 # KVER defaults to the newest kernel with both an image and headers
@@ -25,7 +26,7 @@ T := $(TOP)/tools/testing
 KVER_SH = k="$(KVER)"; [ -n "$$k" ] || k=$$($(T)/kver.sh) || exit 1
 
 .PHONY: all modules modules-all clean deps sparse checkpatch unit selftests \
-	check check-vm run bench faults rds-stress
+	check check-vm run bench faults soak rds-stress
 
 all: modules
 
@@ -86,6 +87,15 @@ bench:
 faults: rds-stress
 	@$(KVER_SH); $(T)/vm/run-tests --kver $$k --topology two \
 		--plan $(T)/vm/faults.tests
+
+# The randomized soak: SOAK_SECS (default 600) of load with faults in the
+# order SOAK_SEED (default: the time) draws; the guests read build/soak.env.
+soak: rds-stress
+	@$(KVER_SH); mkdir -p build; \
+	printf 'SOAK_SECS=%s\nSOAK_SEED=%s\n' "$${SOAK_SECS:-600}" \
+		"$${SOAK_SEED:-$$(date +%s)}" > build/soak.env; \
+	cat build/soak.env; \
+	$(T)/vm/run-tests --kver $$k --topology two --plan $(T)/vm/soak.tests
 
 clean:
 	-@$(KVER_SH); $(MAKE) -C /lib/modules/$$k/build M=$(TOP) clean

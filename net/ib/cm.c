@@ -30,6 +30,7 @@
 
 #include <linux/in.h>
 #include <linux/module.h>
+#include <linux/netdevice.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
@@ -798,12 +799,31 @@ out:
  * pair for good when it has no route for the packet (its netdev down, or
  * just up with its GIDs not yet back): every later connection through the
  * device would then time out, until the device is re-created.  So while
- * the port is down, and for RDS_IB_PORT_SETTLE after it came back, the end
- * waits (the data path is already stopped).  Nothing is lost by waiting:
+ * the port or its netdev is down, and for RDS_IB_PORT_SETTLE after they
+ * came back, the end waits (the data path is already stopped).  Nothing is lost by waiting:
  * the peer cannot be reached meanwhile.
  */
 #define RDS_IB_PORT_POLL	(HZ / 4)
 #define RDS_IB_PORT_SETTLE	HZ
+
+/* The netdev under a RoCE id is running with a carrier.  A NIC going down
+ * stops running, and loses its routes, before rxe marks the port down.
+ */
+static bool rds_ib_netdev_up(struct rdma_cm_id *id)
+{
+	struct rdma_dev_addr *da = &id->route.addr.dev_addr;
+	struct net_device *ndev;
+	bool up;
+
+	if (!da->bound_dev_if)
+		return true;	/* not bound to a netdev (IB) */
+	ndev = dev_get_by_index(da->net ?: &init_net, da->bound_dev_if);
+	if (!ndev)
+		return false;
+	up = netif_running(ndev) && netif_carrier_ok(ndev);
+	dev_put(ndev);
+	return up;
+}
 
 static bool rds_ib_port_ready(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 {
@@ -812,7 +832,7 @@ static bool rds_ib_port_ready(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	lockdep_assert_held(&ic->i_cm_mutex);
 	if (!id->device || ib_query_port(id->device, id->port_num, &attr))
 		return true;	/* nothing to protect */
-	if (attr.state != IB_PORT_ACTIVE) {
+	if (attr.state != IB_PORT_ACTIVE || !rds_ib_netdev_up(id)) {
 		ic->i_port_was_down = true;
 		ic->i_port_up_at = 0;
 		return false;

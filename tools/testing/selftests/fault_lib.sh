@@ -171,7 +171,8 @@ fault_case() {
 	local r0 c0 r1 c1 sent recv lost dup pair s g
 	local a_txq a_rxq a_txa a_rxa a_res p_txq p_rxq p_txa p_rxa p_res
 	mkdir -p "$d" "$x"
-	bar_tmo=$((at + hold + 90))
+	# FAULT_INJECT_SECS: how long INJECT itself may take (the soak).
+	bar_tmo=$((at + hold + 90 + ${FAULT_INJECT_SECS:-0}))
 	klog=$(dmesg | wc -l)
 	r0=$(ib_counter resets)
 	c0=$(ib_counter connects)

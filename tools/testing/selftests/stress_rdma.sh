@@ -14,10 +14,10 @@ check "modprobe rds_rdma rds_tcp (mainline)" \
 	bash -c "modprobe rds_rdma && modprobe rds_tcp"
 barrier loaded 60 || ksft_fail "barrier loaded"
 
-# pair NAME PORT WANT_RC PASSIVE_PATTERN ACTIVE_PATTERN [ENV=VAL] -- ARGS...
-pair() {
-	local name=$1 port=$2 want=$3 ppat=$4 apat=$5 env=() rc out
-	shift 5
+# __run NAME PORT ENV... -- ARGS...: one rds-stress pair; sets rc and out.
+__run() {
+	local name=$1 port=$2 env=()
+	shift 2
 	while [ "$1" != -- ]; do env+=("$1"); shift; done
 	shift
 	out=$log/$name.out
@@ -28,18 +28,39 @@ pair() {
 		barrier "$name-up" 60
 		wait $pid
 		rc=$?
-		pat=$ppat
 	else
 		barrier "$name-up" 60
 		env "${env[@]}" timeout 120 "$stress" -r "$RDS_ADDR" \
 			-s "$RDS_PEER" -p "$port" --connect-retries 30 \
 			--json "$log/$name.json" "$@" > "$out" 2>&1
 		rc=$?
-		pat=$apat
 	fi
 	sed 's/^/#   /' "$out"
 	grep -E '"rdma"|"errors"|"failure"' "$log/$name.json" 2>/dev/null |
 		sed 's/^/#   /'
+}
+
+# pair NAME PORT WANT_RC PASSIVE_PATTERN ACTIVE_PATTERN [ENV=VAL] -- ARGS...
+# A case meant to pass runs once more (port + 1) if either side saw an
+# RDMA op end DROPPED: mainline drops the ops of messages in flight when
+# its connection resets, which happens under load on this emulated
+# machine (shared/seeds' lesson, and the point of issue 7); what is under
+# test here is the tool's checking.
+pair() {
+	local name=$1 port=$2 want=$3 ppat=$4 apat=$5 rc out pat drop
+	shift 5
+	pat=$ppat
+	[ "$RDS_HOST" = 2 ] && pat=$apat
+	__run "$name" "$port" "$@"
+	if [ "$want" = 0 ]; then
+		drop=$RDS_SHARED/$RDS_TEST.$name.dropped
+		grep -q '(DROPPED)' "$out" && : > "$drop.$RDS_HOST"
+		barrier "$name-judged" 120
+		if [ -e "$drop.1" ] || [ -e "$drop.2" ]; then
+			echo "# $name: mainline dropped an RDMA op (its connection reset): once more"
+			__run "$name-again" $((port + 1)) "$@"
+		fi
+	fi
 	check "$name: exits $want" test "$rc" = "$want"
 	[ -n "$pat" ] && check "$name: says '$pat'" grep -q -- "$pat" "$out"
 	barrier "$name-done" 120
