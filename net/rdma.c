@@ -371,8 +371,9 @@ int rds_rdma_setsockopt(struct rds_sock *rs, int optname, sockptr_t optval,
 			return -EINVAL;
 		if (copy_from_sockptr(&fargs, optval, sizeof(fargs)))
 			return -EFAULT;
-		if (ipv6_addr_any(&rs->rs_bound_addr) || !rs->rs_transport)
-			return -ENOTCONN;
+		/* No transport doing RDMA (unbound, loopback): no region. */
+		if (!rs->rs_transport || !rs->rs_transport->mr_register)
+			return -EINVAL;
 		/* Every free invalidates: RDS_RDMA_INVALIDATE changes nothing. */
 		return rds_mr_free_key(rs, rds_cookie_key(fargs.cookie),
 				       !fargs.cookie);
