@@ -4,6 +4,9 @@
  * silently, none is executed twice, and an op and its message are kept or
  * dropped together.
  *
+ * Two cases: the link cut, and host 1's rxe device deleted for CUT_S
+ * seconds and added back (connections torn down by the device's removal).
+ *
  * Host 2 (the target) registers one region (RDS_GET_MR): an 8-byte counter
  * followed by one 8-byte slot per op, and sends its cookie to host 1.
  * Host 1 (the issuer) sends NMSG numbered messages to host 2: message i
@@ -25,7 +28,7 @@
  *    the slot of a dropped WRITE holds 0 or its pattern;
  *  - counter: #SUCCESS FADDs <= counter <= #SUCCESS + #DROPPED FADDs;
  *  - every message without an op was delivered, exactly once;
- *  - the connection really was reset (ib_counters resets moved).
+ *  - the connection really was formed again (ib_counters connects moved).
  * The seed of the patterns is printed.
  */
 #include <fcntl.h>
@@ -53,6 +56,19 @@ struct fmsg {
 };
 
 static uint64_t seed;
+/* the fault of the running case: "cut" (link) or "rxe" (device) */
+static const char *fault = "cut";
+
+/* Barrier and shared-file names of the running case. */
+static const char *nm(const char *what)
+{
+	static char buf[4][64];
+	static unsigned int i;
+	char *b = buf[i++ % 4];
+
+	snprintf(b, 64, "%s-%s", fault, what);
+	return b;
+}
 
 static int kind(unsigned int i)
 {
@@ -109,16 +125,35 @@ static int host_request(const char *what)
 	return strncmp(status, "ok", 2) ? -1 : 0;
 }
 
+/* The fault, from its own thread while host 1 keeps sending: the link
+ * cut at the QEMU level, or host 1's rxe device deleted and added back.
+ */
 static void *cutter(void *arg)
 {
 	int *rc = arg;
 
-	note("host 1: link off for %d s", CUT_S);
-	*rc = host_request("link off");
-	sleep(CUT_S);
-	if (host_request("link on"))
-		*rc = -1;
-	note("host 1: link on");
+	if (!strcmp(fault, "cut")) {
+		note("host 1: link off for %d s", CUT_S);
+		*rc = host_request("link off");
+		sleep(CUT_S);
+		if (host_request("link on"))
+			*rc = -1;
+		note("host 1: link on");
+	} else {
+		const char *rxe = getenv("RDS_RXE"), *ifc = getenv("RDS_IFACE");
+		char cmd[256];
+
+		snprintf(cmd, sizeof(cmd), "rdma link delete %s",
+			 rxe ? rxe : "rxe0");
+		note("host 1: %s, for %d s", cmd, CUT_S);
+		*rc = system(cmd);
+		sleep(CUT_S);
+		snprintf(cmd, sizeof(cmd), "rdma link add %s type rxe netdev %s",
+			 rxe ? rxe : "rxe0", ifc ? ifc : "eth0");
+		if (system(cmd))
+			*rc = -1;
+		note("host 1: %s", cmd);
+	}
 	return NULL;
 }
 
@@ -265,7 +300,7 @@ static void role2(struct __test_metadata *_metadata, const char *addr,
 		TH_LOG("RDS_GET_MR: %s", strerror(errno));
 	memset(r.bits, '0', NMSG);
 	memset(r.slot_ok, '-', NMSG);
-	ASSERT_EQ(0, barrier("bound", 120));
+	ASSERT_EQ(0, barrier(nm("bound"), 120));
 	m.magic = MAGIC;
 	m.idx = NMSG + 1;
 	m.cookie = cookie;
@@ -293,11 +328,11 @@ static void role2(struct __test_metadata *_metadata, const char *addr,
 	}
 	note("host 2: %u messages delivered (%u twice), counter %llu",
 	     r.delivered, r.dups, (unsigned long long)r.counter);
-	ASSERT_EQ(0, shared_publish("h2", "%llu %u %u %s %s\n",
+	ASSERT_EQ(0, shared_publish(nm("h2"), "%llu %u %u %s %s\n",
 				    (unsigned long long)r.counter, r.delivered,
 				    r.dups, r.bits, r.slot_ok));
 	EXPECT_EQ(0U, r.dups);
-	ASSERT_EQ(0, barrier("published", 120));
+	ASSERT_EQ(0, barrier(nm("published"), 120));
 	close(fd);
 }
 
@@ -308,7 +343,7 @@ static void role1(struct __test_metadata *_metadata, const char *addr,
 	unsigned int i, got = 0, dups = 0, bogus = 0;
 	unsigned int succ[3] = { 0 }, drop[3] = { 0 }, other = 0;
 	unsigned int lost_plain = 0, bad = 0;
-	long long resets0, resets1;
+	long long conn0, conn1;
 	struct h2_result r = { 0 };
 	int status[NMSG], fl, cut_rc = 0;
 	unsigned long long counter;
@@ -326,13 +361,13 @@ static void role1(struct __test_metadata *_metadata, const char *addr,
 	ASSERT_NE(NULL, local);
 	for (i = 0; i < NMSG; i++)
 		status[i] = -1;
-	resets0 = ib_counter("resets");
-	ASSERT_EQ(0, barrier("bound", 120));
+	ASSERT_EQ(0, barrier(nm("bound"), 120));
 	ASSERT_EQ((ssize_t)sizeof(m), recv_msg(fd, &m, sizeof(m), 0, &from, &fl));
 	ASSERT_EQ(MAGIC, m.magic);
 	cookie = m.cookie;
-	note("host 1: cookie 0x%llx, %d messages, link cut after %d",
-	     (unsigned long long)cookie, NMSG, CUT_AT);
+	conn0 = ib_counter("connects");	/* the connection is up */
+	note("host 1: cookie 0x%llx, %d messages, %s after %d",
+	     (unsigned long long)cookie, NMSG, fault, CUT_AT);
 
 	for (i = 0; i < NMSG; i++) {
 		if (i == CUT_AT)
@@ -344,7 +379,7 @@ static void role1(struct __test_metadata *_metadata, const char *addr,
 	}
 	if (th)
 		pthread_join(th, NULL);
-	EXPECT_EQ(0, cut_rc) TH_LOG("the link cut was not done");
+	EXPECT_EQ(0, cut_rc) TH_LOG("the %s was not done", fault);
 
 	deadline = now_ms() + STATUS_WAIT_MS;
 	while (got < NMSG / 3 * 2 && now_ms() < deadline) {
@@ -358,10 +393,10 @@ static void role1(struct __test_metadata *_metadata, const char *addr,
 	m.idx = NMSG;
 	m.cookie = 0;
 	ASSERT_EQ((ssize_t)sizeof(m), rds_sendto(fd, &m, sizeof(m), 0, &to));
-	ASSERT_EQ(0, barrier("published", 300));
-	resets1 = ib_counter("resets");
+	ASSERT_EQ(0, barrier(nm("published"), 300));
+	conn1 = ib_counter("connects");
 
-	ASSERT_EQ(0, shared_fetch(path, sizeof(path), "h2", "host 2's result",
+	ASSERT_EQ(0, shared_fetch(path, sizeof(path), nm("h2"), "host 2's result",
 				  5, "%llu %u %u %360s %360s", &counter,
 				  &r.delivered, &r.dups, r.bits, r.slot_ok));
 	for (i = 0; i < NMSG; i++) {
@@ -393,12 +428,12 @@ static void role1(struct __test_metadata *_metadata, const char *addr,
 				note("op %u: status %d", i, status[i]);
 		}
 	}
-	note("seed %llu: %u ops: WRITE %u success %u dropped, FADD %u success %u dropped, %u other, %u without status",
-	     (unsigned long long)seed, NMSG / 3 * 2, succ[K_WRITE],
+	note("%s: seed %llu: %u ops: WRITE %u success %u dropped, FADD %u success %u dropped, %u other, %u without status",
+	     fault, (unsigned long long)seed, NMSG / 3 * 2, succ[K_WRITE],
 	     drop[K_WRITE], succ[K_FADD], drop[K_FADD], other,
 	     NMSG / 3 * 2 - got);
-	note("counter %llu (FADD success %u, dropped %u); plain messages lost %u; resets %lld",
-	     counter, succ[K_FADD], drop[K_FADD], lost_plain, resets1 - resets0);
+	note("counter %llu (FADD success %u, dropped %u); plain messages lost %u; new connections %lld",
+	     counter, succ[K_FADD], drop[K_FADD], lost_plain, conn1 - conn0);
 	EXPECT_EQ((unsigned int)(NMSG / 3 * 2), got) TH_LOG("ops without status");
 	EXPECT_EQ(0U, dups) TH_LOG("an op told twice");
 	EXPECT_EQ(0U, bogus) TH_LOG("a notice for no op");
@@ -408,7 +443,8 @@ static void role1(struct __test_metadata *_metadata, const char *addr,
 	EXPECT_GE(succ[K_FADD] + drop[K_FADD], counter) TH_LOG("an op ran twice");
 	EXPECT_EQ(0U, lost_plain);
 	EXPECT_EQ(0U, r.dups);
-	EXPECT_LT(resets0, resets1) TH_LOG("the cut did not reset the connection");
+	EXPECT_LT(conn0, conn1) TH_LOG("the %s did not make a new connection",
+					   fault);
 	free(local);
 	close(fd);
 }
@@ -424,7 +460,7 @@ FIXTURE_TEARDOWN(ib)
 {
 }
 
-TEST_F_TIMEOUT(ib, rdma_through_link_cut, 560)
+static void run_case(struct __test_metadata *_metadata, const char *which)
 {
 	const char *addr, *peer;
 	char path[512];
@@ -432,23 +468,35 @@ TEST_F_TIMEOUT(ib, rdma_through_link_cut, 560)
 
 	if (single_host(&addr, &peer))
 		SKIP(return, "two hosts needed (a link is cut)");
+	fault = which;
 	if (this_host() == 1) {
 		seed = getenv("RDS_SEED") ?
 		       strtoull(getenv("RDS_SEED"), NULL, 0) :
 		       (uint64_t)time(NULL);
-		note("seed %llu (RDS_SEED replays)", (unsigned long long)seed);
-		ASSERT_EQ(0, shared_publish("seed", "%llu\n",
+		note("%s: seed %llu (RDS_SEED replays)", fault,
+		     (unsigned long long)seed);
+		ASSERT_EQ(0, shared_publish(nm("seed"), "%llu\n",
 					    (unsigned long long)seed));
-		ASSERT_EQ(0, barrier("seeded", 120));
+		ASSERT_EQ(0, barrier(nm("seeded"), 120));
 		role1(_metadata, addr, peer);
 	} else {
 		/* host 2 checks the slots against host 1's patterns */
-		ASSERT_EQ(0, barrier("seeded", 120));
-		ASSERT_EQ(0, shared_fetch(path, sizeof(path), "seed", "seed",
+		ASSERT_EQ(0, barrier(nm("seeded"), 120));
+		ASSERT_EQ(0, shared_fetch(path, sizeof(path), nm("seed"), "seed",
 					  1, "%llu", &s));
 		seed = s;
 		role2(_metadata, addr, peer);
 	}
+}
+
+TEST_F_TIMEOUT(ib, rdma_through_link_cut, 560)
+{
+	run_case(_metadata, "cut");
+}
+
+TEST_F_TIMEOUT(ib, rdma_through_rxe_readd, 560)
+{
+	run_case(_metadata, "rxe");
 }
 
 TEST_HARNESS_MAIN
