@@ -206,6 +206,8 @@ static int rds_mr_create(struct rds_sock *rs, const struct rds_get_mr_args *args
 	if (ret)
 		goto err_unaccount;
 	mr->r_npages = n;
+	mr->r_offset = offset_in_page(args->vec.addr);
+	mr->r_bytes = args->vec.bytes;
 	mr->r_mm = current->mm;
 	mmgrab(mr->r_mm);
 

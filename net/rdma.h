@@ -49,6 +49,8 @@ struct rds_mr {
 	void			*r_trans_data;	/* the transport's registration */
 	struct page		**r_pages;	/* pinned, counted in r_mm */
 	unsigned int		r_npages;
+	unsigned int		r_offset;	/* of the first byte in r_pages[0] */
+	u64			r_bytes;	/* what the peer may touch */
 	struct mm_struct	*r_mm;		/* mmgrab()ed; locked_vm charged */
 	struct work_struct	r_free_work;	/* runs: last put outside process context */
 };

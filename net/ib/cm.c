@@ -931,7 +931,11 @@ static void rds_ib_reap_work(struct work_struct *work)
 }
 
 /* The data path (any context) found the connection broken. */
-void rds_ib_conn_error(struct rds_ib_conn *ic, const char *why)
+/* The data path of ic failed (why): stop it now, end the attempt after
+ * delay jiffies.
+ */
+void rds_ib_conn_error_after(struct rds_ib_conn *ic, const char *why,
+			     unsigned long delay)
 {
 	spin_lock_bh(&ic->i_lock);
 	ic->i_up = false;
@@ -943,7 +947,12 @@ void rds_ib_conn_error(struct rds_ib_conn *ic, const char *why)
 	WRITE_ONCE(ic->i_err_qp, READ_ONCE(ic->i_qp));
 	pr_info_ratelimited("%pI6c: resetting the connection: %s\n",
 			    &ic->i_conn->c_faddr, why);
-	mod_delayed_work(rds_ib_wq, &ic->i_down_work, 0);
+	mod_delayed_work(rds_ib_wq, &ic->i_down_work, delay);
+}
+
+void rds_ib_conn_error(struct rds_ib_conn *ic, const char *why)
+{
+	rds_ib_conn_error_after(ic, why, 0);
 }
 
 int rds_ib_conn_connect(struct rds_connection *conn)

@@ -299,6 +299,14 @@ int rds_ib_conn_connect(struct rds_connection *conn);
 int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp);
 void rds_ib_conn_free(struct rds_connection *conn);
 void rds_ib_conn_error(struct rds_ib_conn *ic, const char *why);
+void rds_ib_conn_error_after(struct rds_ib_conn *ic, const char *why,
+			     unsigned long delay);
+/* A queue pair that failed on its own while up may have refused a
+ * peer's request (a bad key): the peer's HCA learns that from our NAK,
+ * and must before our disconnect reaches it, or its op ends flushed
+ * (DROPPED) instead of REMOTE_ERROR.
+ */
+#define RDS_IB_QP_FAIL_GRACE	(HZ / 2)
 
 /* send.c */
 int rds_ib_xmit(struct rds_connection *conn, struct rds_message *rm);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Memory regions over IB: fast registration (FRWR) from a bounded pool per
- * device.  A region is an ib_mr of the device's PD mapping the pinned
- * pages at a zero-based address (the cookie's offset is from the start of
- * the first page); its key becomes valid when a REG_MR work request runs
+ * device.  A region is an ib_mr of the device's PD mapping exactly the
+ * registered bytes, at addresses that count from the start of their first
+ * page (the cookie carries the first byte's offset in it); its key becomes
+ * valid when a REG_MR work request runs
  * on a queue pair of the device.  That request is posted on the
  * connection of the first message the socket sends after registering,
  * before the message's first frame (send.c), so the peer cannot learn the
@@ -113,8 +114,8 @@ int rds_ib_mr_register(struct rds_sock *rs, struct rds_mr *rmr, bool nonblock,
 {
 	struct rds_ib_device *rdev;
 	struct ib_device *dev;
+	unsigned int i, sg_off;
 	struct rds_ib_mr *imr;
-	unsigned int i;
 	int ret, n;
 
 	rdev = rds_ib_device_of_addr(&rs->rs_bound_addr);
@@ -140,6 +141,11 @@ int rds_ib_mr_register(struct rds_sock *rs, struct rds_mr *rmr, bool nonblock,
 	sg_init_table(imr->m_sg, rmr->r_npages);
 	for (i = 0; i < rmr->r_npages; i++)
 		sg_set_page(&imr->m_sg[i], rmr->r_pages[i], PAGE_SIZE, 0);
+	/* Exactly the bytes registered: the last page ends with them, the
+	 * first begins at r_offset (sg_offset below).
+	 */
+	imr->m_sg[rmr->r_npages - 1].length =
+		(rmr->r_offset + rmr->r_bytes - 1) % PAGE_SIZE + 1;
 	imr->m_nents = rds_fault() ? 0 :
 		       ib_dma_map_sg(dev, imr->m_sg, rmr->r_npages,
 				     DMA_BIDIRECTIONAL);
@@ -151,12 +157,17 @@ int rds_ib_mr_register(struct rds_sock *rs, struct rds_mr *rmr, bool nonblock,
 		ret = PTR_ERR(imr->m_mr);
 		goto err_unmap;
 	}
-	n = ib_map_mr_sg_zbva(imr->m_mr, imr->m_sg, imr->m_nents, NULL,
-			      PAGE_SIZE);
-	if (n != imr->m_nents) {
+	sg_off = rmr->r_offset;
+	n = ib_map_mr_sg(imr->m_mr, imr->m_sg, imr->m_nents, &sg_off,
+			 PAGE_SIZE);
+	if (n != imr->m_nents || imr->m_mr->length != rmr->r_bytes) {
 		ret = n < 0 ? n : -EINVAL;
 		goto err_dereg;
 	}
+	/* Addresses count from the start of the first page (the cookie
+	 * carries r_offset): the first byte is at r_offset.
+	 */
+	imr->m_mr->iova = rmr->r_offset;
 	/* The key stays the one the device gave the new MR (a fresh index
 	 * and key byte): a LOCAL_INV with it is valid whether or not a
 	 * REG_MR ran.

@@ -553,7 +553,8 @@ void rds_ib_extra_done(struct rds_ib_conn *ic, struct ib_wc *wc)
 				    ib_wc_status_msg(wc->status));
 		rds_ib_conn_error(ic, "RDMA work request failed");
 	} else if (wc->status == IB_WC_WR_FLUSH_ERR && READ_ONCE(ic->i_up)) {
-		rds_ib_conn_error(ic, "queue pair failed");
+		rds_ib_conn_error_after(ic, "queue pair failed",
+					RDS_IB_QP_FAIL_GRACE);
 	}
 	spin_lock_bh(&ic->i_lock);
 	ic->i_extra--;
@@ -789,7 +790,8 @@ static void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		 */
 		pr_warn_ratelimited("send to %pI6c flushed: the queue pair failed\n",
 				    &ic->i_conn->c_faddr);
-		rds_ib_conn_error(ic, "queue pair failed");
+		rds_ib_conn_error_after(ic, "queue pair failed",
+					RDS_IB_QP_FAIL_GRACE);
 	}
 
 	spin_lock_bh(&ic->i_lock);
