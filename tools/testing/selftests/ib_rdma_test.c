@@ -244,8 +244,11 @@ static unsigned int area_verify(const struct area *a, const struct span *sp,
 		if (end > pos) {
 			o = pat_cmp(a->map + pos, end - pos, a->key, pos, &want);
 			if (o >= 0) {
-				fail("%s: byte at offset %" PRIu64 " of the mapping (outside the op's range) changed: 0x%02x, expected 0x%02x",
-				     what, pos + o, a->map[pos + o], want);
+				fail("%s: byte at offset %" PRIu64 " of the mapping (%s) changed: 0x%02x, expected 0x%02x",
+				     what, pos + o,
+				     n ? "outside the op's range" :
+				     "nothing of it may change",
+				     a->map[pos + o], want);
 				bad++;
 			}
 		}
