@@ -1645,6 +1645,7 @@ static unsigned int errors_issuer(struct peerio *p)
 		iv.addr = (uintptr_t)a.map;
 		iv.bytes = ec->bytes;
 		m = mk(M_DO, i);
+		m.b = i == E_GOOD_AFTER;	/* b: a good op */
 		if (send_ctl(p, &m, &c, 1))
 			goto fail_out;
 		if (i == E_BAD_THEN_GOOD) {
