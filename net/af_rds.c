@@ -52,6 +52,7 @@ static int rds_release(struct socket *sock)
 	rds_bind_remove(rs);
 	rds_recv_purge(rs);
 	rds_send_drop_to(rs, NULL);
+	rds_rdma_sock_release(rs);
 
 	spin_lock_bh(&rds_sock_lock);
 	list_del_init(&rs->rs_item);
@@ -540,6 +541,9 @@ static int rds_create(struct net *net, struct socket *sock, int protocol,
 	INIT_LIST_HEAD(&rs->rs_send_queue);
 	INIT_LIST_HEAD(&rs->rs_recv_queue);
 	INIT_LIST_HEAD(&rs->rs_notify_queue);
+	spin_lock_init(&rs->rs_rdma_lock);
+	rs->rs_mr_tree = RB_ROOT;
+	INIT_LIST_HEAD(&rs->rs_mr_pending);
 	INIT_LIST_HEAD(&rs->rs_cong_item);
 	INIT_HLIST_NODE(&rs->rs_bound_node);
 

@@ -30,6 +30,9 @@ static int __init rds_module_init(void)
 	ret = rds_cong_init();
 	if (ret)
 		goto err_cong;
+	ret = rds_rdma_init();
+	if (ret)
+		goto err_rdma;
 	ret = rds_conn_init();
 	if (ret)
 		goto err_conn;
@@ -53,6 +56,8 @@ err_ib:
 err_loop:
 	rds_conn_exit();
 err_conn:
+	rds_rdma_exit();
+err_rdma:
 	rds_cong_exit();
 err_cong:
 	rds_bind_exit();
@@ -71,6 +76,7 @@ static void __exit rds_module_exit(void)
 	rds_ib_exit();
 	rds_loop_exit();
 	rds_conn_exit();
+	rds_rdma_exit();
 	rds_cong_exit();
 	rds_bind_exit();
 	rds_sysctl_exit();

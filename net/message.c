@@ -46,6 +46,7 @@ static struct rds_message *rds_message_new(unsigned int len,
 	INIT_LIST_HEAD(&rm->m_sock_item);
 	INIT_LIST_HEAD(&rm->m_conn_item);
 	INIT_LIST_HEAD(&rm->m_inc.i_item);
+	INIT_LIST_HEAD(&rm->m_regs);
 	spin_lock_init(&rm->m_rs_lock);
 	rm->m_len = len;
 	if (nents)
@@ -162,6 +163,7 @@ void rds_message_put(struct rds_message *rm)
 	WARN_ON_ONCE(test_bit(RDS_MSG_ON_SOCK, &rm->m_flags));
 	WARN_ON_ONCE(test_bit(RDS_MSG_ON_CONN, &rm->m_flags));
 	WARN_ON_ONCE(rm->m_rs);
+	rds_rdma_msg_free(rm);
 	rds_message_free_pages(rm);
 	kfree(rm);
 	atomic_dec(&rds_message_live);

@@ -5,6 +5,8 @@
  * Lock order (outer first):
  *   lock_sock(sk)
  *   rm->m_rs_lock  ->  rs->rs_lock  ->  conn->c_lock
+ *   rm->m_rs_lock  ->  rs->rs_recv_lock (RDMA completion notices)
+ *   rs->rs_rdma_lock is a leaf
  *   rds_sock_lock  ->  rs->rs_recv_lock  ->  rds_cong_monitor_lock
  *     ->  rs->rs_lock (of the monitoring sockets)
  *   rds_bind_lock, rds_conn_lock and rds_cong_lock are leaves.
@@ -29,6 +31,7 @@
 
 #include "../include/uapi/linux/rds.h"
 #include "wire.h"
+#include "rdma.h"
 
 /* Transport type of the loopback transport, as SO_RDS_TRANSPORT reports it. */
 #define RDS_TRANS_LOOP	RDS_TRANS_COUNT
@@ -68,16 +71,6 @@ enum {
 	RDS_MSG_RETRANSMITTED,
 };
 
-/* The RDMA or atomic operation bound to a message.  Filled by the RDMA
- * cmsg parser when a transport provides RDMA; unused by loopback.
- */
-struct rds_msg_rdma {
-	bool			op_active;
-	bool			op_notify;
-	u64			op_user_token;
-	int			op_status;
-};
-
 /* A message being sent.  Reference counted: the sender (sendmsg), the
  * socket's send queue (RDS_MSG_ON_SOCK), the connection's queues
  * (RDS_MSG_ON_CONN) and a transport in the middle of xmit each hold one.
@@ -95,7 +88,12 @@ struct rds_message {
 	spinlock_t		m_rs_lock;
 	struct rds_sock		*m_rs;
 
-	struct rds_msg_rdma	m_rdma;		/* RDMA/atomic op, later */
+	struct rds_rdma_op	m_op;		/* RDMA/atomic op (rdma.h) */
+	/* regions to register before the message's first frame: its
+	 * RDS_CMSG_RDMA_MAP and its socket's pending RDS_GET_MRs (references,
+	 * r_reg_item; fixed once the message is queued)
+	 */
+	struct list_head	m_regs;
 
 	unsigned int		m_len;		/* payload bytes */
 	unsigned int		m_nents;	/* used entries of m_sg */
@@ -175,6 +173,27 @@ struct rds_transport {
 	void (*xmit_done)(struct rds_connection *conn);
 	int (*inc_copy_to_user)(struct rds_incoming *inc, struct iov_iter *to);
 	void (*inc_free)(struct rds_incoming *inc);
+	/* RDMA (all NULL: the transport has none).  Register mr (its
+	 * r_pages) with the device of rs's bound address, waiting up to
+	 * *timeo for room in the device's pool unless nonblock: sets
+	 * r_key and r_trans_data.
+	 */
+	int (*mr_register)(struct rds_sock *rs, struct rds_mr *mr,
+			   bool nonblock, long *timeo);
+	/* optional: register mr at once on conn, if it is up (RDS_GET_MR
+	 * on a socket with a connection); process context
+	 */
+	void (*mr_prepost)(struct rds_mr *mr, struct rds_connection *conn);
+	/* the key must stop working now; process context */
+	void (*mr_invalidate)(struct rds_mr *mr);
+	/* the peer used a USE_ONCE key in a message that came on conn:
+	 * stop it before anything after that message goes out; any context
+	 */
+	void (*mr_used)(struct rds_mr *mr, struct rds_connection *conn);
+	/* release r_trans_data (after mr_invalidate); process context */
+	void (*mr_free)(struct rds_mr *mr);
+	/* 0 if the device of rs's address can do the atomic op */
+	int (*atomic_check)(struct rds_sock *rs, enum ib_wr_opcode op);
 	/* NULL: SIOCRDSSETTOS is not supported */
 	u8 (*get_tos_map)(u8 tos);
 	/* sends the maps of local addresses to its peers */
@@ -229,6 +248,11 @@ struct rds_sock {
 	bool			rs_congested;
 
 	struct list_head	rs_item;	/* rds_sock_list, rds_sock_lock */
+
+	/* protects rs_mr_tree and rs_mr_pending */
+	spinlock_t		rs_rdma_lock;
+	struct rb_root		rs_mr_tree;	/* registered regions by key */
+	struct list_head	rs_mr_pending;	/* not yet taken by a message */
 };
 
 static inline struct rds_sock *rds_sk_to_rs(const struct sock *sk)
@@ -354,10 +378,6 @@ int rds_recv_msg(struct socket *sock, struct msghdr *msg, size_t size,
 		 int flags);
 void rds_recv_purge(struct rds_sock *rs);
 
-/* rdma.c */
-int rds_rdma_setsockopt(struct rds_sock *rs, int optname, sockptr_t optval,
-			unsigned int optlen);
-
 /* loop.c */
 extern struct rds_transport rds_loop_transport;
 bool rds_loop_addr_is_local(struct net *net, const struct in6_addr *addr,
@@ -425,6 +445,7 @@ struct rds_statistics {
 	u64	s_recv_bytes_added_to_socket;
 	u64	s_recv_bytes_removed_from_socket;
 	u64	s_send_stuck_rm;
+	u64	s_send_rdma_dropped;
 };
 
 DECLARE_PER_CPU_SHARED_ALIGNED(struct rds_statistics, rds_stats);

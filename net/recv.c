@@ -133,6 +133,8 @@ void rds_recv_incoming(struct rds_connection *conn,
 		return;
 	}
 	sk = rds_rs_to_sk(rs);
+	/* An op on a USE_ONCE key of rs's came before this message. */
+	rds_rdma_recv_used(rs, conn, hdr);
 
 	spin_lock_bh(&rs->rs_recv_lock);
 	if (sock_flag(sk, SOCK_DEAD)) {
@@ -237,6 +239,9 @@ static int rds_recv_cmsgs(struct rds_sock *rs, struct rds_incoming *inc,
 	struct sock *sk = rds_rs_to_sk(rs);
 	int ret;
 
+	ret = rds_rdma_recv_cmsgs(&inc->i_hdr, msg);
+	if (ret)
+		return ret;
 	if (inc->i_rx_tstamp && sock_flag(sk, SOCK_RCVTSTAMP)) {
 		struct __kernel_old_timeval tv =
 			ns_to_kernel_old_timeval(inc->i_rx_tstamp);
@@ -339,7 +344,14 @@ int rds_recv_msg(struct socket *sock, struct msghdr *msg, size_t size,
 		return sock_recv_errqueue(sk, msg, size, SOL_IP, IP_RECVERR);
 
 	for (;;) {
-		/* Congestion notifications come before data. */
+		/* RDMA completion notices, then congestion notifications,
+		 * come before data.
+		 */
+		if (!list_empty_careful(&rs->rs_notify_queue) &&
+		    rds_rdma_notify_cmsg(rs, msg)) {
+			ret = 0;
+			break;
+		}
 		if (READ_ONCE(rs->rs_cong_notify)) {
 			ret = rds_recv_cong_notify(rs, msg);
 			break;

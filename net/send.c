@@ -74,13 +74,17 @@ void rds_send_drop_acked(struct rds_connection *conn, u64 ack)
 	list_for_each_entry_safe(rm, tmp, &list, m_conn_item) {
 		list_del_init(&rm->m_conn_item);
 		rds_stats_inc(s_send_drop_acked);
+		rds_rdma_op_end(rm, RDS_OP_END_ACKED);
 		rds_send_remove_from_sock(rm);
 		rds_message_put(rm);	/* the connection's reference */
 	}
 }
 
 /* The connection was lost: everything sent but not acknowledged goes back
- * to the head of the send queue, in order, marked as retransmitted.
+ * to the head of the send queue, in order, marked as retransmitted.  What
+ * the peer delivered meanwhile is freed by the next handshake's ACK; a
+ * message whose RDMA or atomic op was posted and that is still held then
+ * is dropped with its op by rds_send_xmit().
  */
 void rds_send_requeue(struct rds_connection *conn)
 {
@@ -93,6 +97,20 @@ void rds_send_requeue(struct rds_connection *conn)
 	}
 	list_splice_init(&conn->c_retrans, &conn->c_send_queue);
 	spin_unlock_bh(&conn->c_lock);
+}
+
+/* Is rm, at the head of the send queue of a connection that is back, to
+ * be dropped rather than sent again (rds_seq_resend_choice())?
+ */
+static bool rds_send_drop_stale_op(struct rds_message *rm)
+{
+	u64 seq = be64_to_cpu(rm->m_inc.i_hdr.h_sequence);
+	/* Not acknowledged: it would have been freed. */
+	struct rds_seq_tx tx = { .acked = seq - 1 };
+
+	return test_bit(RDS_MSG_RETRANSMITTED, &rm->m_flags) &&
+	       rds_seq_resend_choice(&tx, seq, READ_ONCE(rm->m_op.o_state)) ==
+	       RDS_RESEND_DROP;
 }
 
 /* Put rm back on the send queue at its place in sequence order: it may
@@ -148,6 +166,7 @@ void rds_send_drop_to(struct rds_sock *rs, const struct sockaddr_in6 *dest)
 		}
 		spin_unlock_bh(&conn->c_lock);
 
+		rds_rdma_op_end(rm, RDS_OP_END_CANCELED);
 		spin_lock_bh(&rm->m_rs_lock);
 		if (rm->m_rs == rs) {
 			rm->m_rs = NULL;
@@ -201,6 +220,17 @@ restart:
 			if (conn->c_trans->xmit_done)
 				conn->c_trans->xmit_done(conn);
 			break;
+		}
+		if (rds_send_drop_stale_op(rm)) {
+			/* Its op may have run: it never runs twice. */
+			list_del_init(&rm->m_conn_item);
+			clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+			spin_unlock_bh(&conn->c_lock);
+			rds_stats_inc(s_send_rdma_dropped);
+			rds_rdma_op_end(rm, RDS_OP_END_DROPPED);
+			rds_send_remove_from_sock(rm);
+			rds_message_put(rm);	/* the connection's reference */
+			continue;
 		}
 		/* Sent from now on: it waits for its ack on c_retrans. */
 		list_move_tail(&rm->m_conn_item, &conn->c_retrans);
@@ -292,6 +322,8 @@ static bool rds_send_queue_rm(struct rds_sock *rs, struct rds_connection *conn,
 	set_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
 	rds_message_get(rm);	/* the socket queue's reference */
 	list_add_tail(&rm->m_sock_item, &rs->rs_send_queue);
+	/* Regions the socket registered go with its next message. */
+	rds_rdma_take_pending(rs, rm, conn);
 	/* Queue on the connection under rs_lock too, so that a concurrent
 	 * rds_send_drop_to() never sees the message half queued.
 	 */
@@ -386,12 +418,12 @@ static int rds_send_parse_name(struct msghdr *msg, struct in6_addr *daddr,
 	}
 }
 
-/* Validate the control messages.  RDMA and atomic operations need a
- * transport that provides them; none does yet.
+/* Validate the combination of control messages; rds_rdma_cmsgs() parses
+ * the RDMA ones.
  */
 static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy)
 {
-	bool zcopy_cookie = false, rdma_op = false;
+	bool zcopy_cookie = false;
 	unsigned int groups = 0;
 	struct cmsghdr *cmsg;
 
@@ -408,7 +440,6 @@ static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy)
 		case RDS_CMSG_MASKED_ATOMIC_CSWP:
 		case RDS_CMSG_MASKED_ATOMIC_FADD:
 			groups |= 1;
-			rdma_op = true;
 			break;
 		case RDS_CMSG_ZCOPY_COOKIE:
 			zcopy_cookie = true;
@@ -417,7 +448,6 @@ static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy)
 		case RDS_CMSG_RDMA_DEST:
 		case RDS_CMSG_RDMA_MAP:
 			groups |= 2;
-			rdma_op = true;
 			break;
 		default:
 			return -EINVAL;
@@ -429,8 +459,6 @@ static int rds_send_check_cmsgs(struct msghdr *msg, bool zcopy)
 	/* {DEST, MAP, ZCOPY} never go with {ARGS, ATOMIC} */
 	if (groups == 3)
 		return -EINVAL;
-	if (rdma_op)
-		return -EOPNOTSUPP;
 	/* A cookie without zerocopy has nothing to complete. */
 	if (zcopy_cookie && !zcopy)
 		return -EINVAL;
@@ -513,6 +541,9 @@ int rds_send_msg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	ret = rds_message_copy_from_user(rm, &msg->msg_iter);
 	if (ret)
 		goto out;
+	ret = rds_rdma_cmsgs(rs, rm, msg, nonblock, timeo);
+	if (ret)
+		goto out;
 	rm->m_daddr = daddr;
 
 	spin_lock_bh(&rds_sock_lock);
@@ -534,6 +565,12 @@ int rds_send_msg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 		spin_lock_bh(&rds_sock_lock);
 		rs->rs_conn = conn;
 		spin_unlock_bh(&rds_sock_lock);
+	}
+
+	/* An op needs a transport that does RDMA, whatever the binding. */
+	if (rm->m_op.o_kind != RDS_OPK_NONE && !conn->c_trans->mr_register) {
+		ret = -EOPNOTSUPP;
+		goto out;
 	}
 
 	ret = rds_cong_wait(conn->c_fcong, dport, nonblock, &timeo, rs);

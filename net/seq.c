@@ -150,3 +150,21 @@ enum rds_seq_resend rds_seq_resend_choice(const struct rds_seq_tx *tx,
 		return RDS_RESEND_DROP;
 	return RDS_RESEND_SEND;
 }
+
+int rds_seq_op_status(enum rds_seq_op_end end, int err)
+{
+	/* A completion that failed says more than how the message ended. */
+	if (err != RDS_SEQ_ST_SUCCESS)
+		return err;
+	switch (end) {
+	case RDS_OP_END_ACKED:
+		/* The peer delivered the message, which it receives only
+		 * after the op before it was done.
+		 */
+		return RDS_SEQ_ST_SUCCESS;
+	case RDS_OP_END_CANCELED:
+		return RDS_SEQ_ST_CANCELED;
+	default:
+		return RDS_SEQ_ST_DROPPED;
+	}
+}

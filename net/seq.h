@@ -191,4 +191,35 @@ enum rds_seq_resend {
 enum rds_seq_resend rds_seq_resend_choice(const struct rds_seq_tx *tx,
 					  u64 seq, enum rds_seq_op op);
 
+/* ---- the outcome of an op ------------------------------------------ */
+
+/* How the message carrying an op left its connection. */
+enum rds_seq_op_end {
+	RDS_OP_END_ACKED,	/* the peer delivered it */
+	RDS_OP_END_DROPPED,	/* RDS_RESEND_DROP after a reconnect */
+	RDS_OP_END_CANCELED,	/* RDS_CANCEL_SENT_TO, before its ACK */
+};
+
+/* Op statuses, as <linux/rds.h> numbers them (RDS_RDMA_*). */
+enum {
+	RDS_SEQ_ST_SUCCESS	= 0,
+	RDS_SEQ_ST_REMOTE_ERROR	= 1,
+	RDS_SEQ_ST_CANCELED	= 2,
+	RDS_SEQ_ST_DROPPED	= 3,
+	RDS_SEQ_ST_OTHER_ERROR	= 4,
+};
+
+/* The status of an op whose message ended so; err is the status a failed
+ * completion of the op recorded (RDS_SEQ_ST_SUCCESS if none failed).
+ */
+int rds_seq_op_status(enum rds_seq_op_end end, int err);
+
+/* Whether the sender hears of it: it asked, or it failed and the socket
+ * wants failures (RDS_RECVERR).
+ */
+static inline bool rds_seq_op_notify(int status, bool notify_me, bool recverr)
+{
+	return notify_me || (status != RDS_SEQ_ST_SUCCESS && recverr);
+}
+
 #endif /* _RDS_SEQ_H */

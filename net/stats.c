@@ -49,6 +49,7 @@ static const char *const rds_stat_names[] = {
 	"recv_bytes_added_to_sock",
 	"recv_bytes_freed_fromsock",
 	"send_stuck_rm",
+	"send_rdma_dropped",
 };
 
 #define RDS_STAT_COUNT	(sizeof(struct rds_statistics) / sizeof(u64))

@@ -227,7 +227,8 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 	WRITE_ONCE(ic->i_rx_stopped, false);
 
 	ic->i_send_cq = rds_fault() ? ERR_PTR(-ENOMEM) :
-			ib_alloc_cq_any(rdev->rd_dev, ic, RDS_IB_SEND_RING + 2,
+			ib_alloc_cq_any(rdev->rd_dev, ic,
+					RDS_IB_SEND_RING + 2 + RDS_IB_EXTRA_WRS,
 					IB_POLL_SOFTIRQ);
 	if (IS_ERR(ic->i_send_cq)) {
 		ret = PTR_ERR(ic->i_send_cq);
@@ -243,7 +244,7 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 	attr.send_cq = ic->i_send_cq;
 	attr.qp_type = IB_QPT_RC;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
-	attr.cap.max_send_wr = RDS_IB_SEND_RING + 1;
+	attr.cap.max_send_wr = RDS_IB_SEND_RING + 1 + RDS_IB_EXTRA_WRS;
 	/* Two SGEs per message of a packed frame, if the device has them. */
 	ic->i_send_sge = clamp_t(int, rdev->rd_dev->attrs.max_send_sge, 2,
 				 RDS_IB_SEND_SGE);
@@ -512,6 +513,18 @@ static bool rds_ib_addr_v4(const struct sockaddr *sa, struct in6_addr *a)
 /* A connection request on the listener (cm_id is the new child id).
  * Non-zero: rdma_cm destroys cm_id.
  */
+/* RDMA READs and atomics in flight per queue pair, each way. */
+static void rds_ib_cm_rd_atom(struct rds_ib_conn *ic,
+			      struct rdma_conn_param *param)
+{
+	const struct ib_device_attr *attrs = &ic->i_rdev->rd_dev->attrs;
+
+	param->responder_resources = clamp_t(int, attrs->max_qp_rd_atom, 1,
+					     RDS_IB_RD_ATOM);
+	param->initiator_depth = clamp_t(int, attrs->max_qp_init_rd_atom, 1,
+					 RDS_IB_RD_ATOM);
+}
+
 static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 			    const struct rds_ib_hs *offer)
 {
@@ -577,8 +590,7 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	rds_ib_hs_encode(&hs, buf);
 	param.private_data = buf;
 	param.private_data_len = sizeof(buf);
-	param.responder_resources = 1;
-	param.initiator_depth = 1;
+	rds_ib_cm_rd_atom(ic, &param);
 	param.rnr_retry_count = RDS_IB_RNR_RETRY;
 	ret = rdma_accept(cm_id, &param);
 	if (ret) {
@@ -619,8 +631,7 @@ static int rds_ib_cm_connect(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	rds_ib_hs_encode(&hs, buf);
 	param.private_data = buf;
 	param.private_data_len = sizeof(buf);
-	param.responder_resources = 1;
-	param.initiator_depth = 1;
+	rds_ib_cm_rd_atom(ic, &param);
 	/* 7 would mean "retry forever" on some devices (rxe). */
 	param.retry_count = 6;
 	param.rnr_retry_count = RDS_IB_RNR_RETRY;
@@ -930,7 +941,8 @@ void rds_ib_conn_error(struct rds_ib_conn *ic, const char *why)
 	 */
 	WRITE_ONCE(ic->i_rx_stopped, true);
 	WRITE_ONCE(ic->i_err_qp, READ_ONCE(ic->i_qp));
-	pr_debug("%pI6c: %s\n", &ic->i_conn->c_faddr, why);
+	pr_info_ratelimited("%pI6c: resetting the connection: %s\n",
+			    &ic->i_conn->c_faddr, why);
 	mod_delayed_work(rds_ib_wq, &ic->i_down_work, 0);
 }
 

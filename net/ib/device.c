@@ -97,6 +97,8 @@ static int rds_ib_add_one(struct ib_device *dev)
 	}
 	rdev->rd_dev = dev;
 	refcount_set(&rdev->rd_refcount, 1);
+	init_waitqueue_head(&rdev->rd_mr_wait);
+	INIT_LIST_HEAD(&rdev->rd_mrs);
 	/* Chosen once: the data path never asks which it has. */
 	if (dev->attrs.max_srq && dev->attrs.max_srq_wr >= 2 && !rds_ib_no_srq)
 		rdev->rd_rx_ops = &rds_ib_srq_ops;
@@ -154,6 +156,10 @@ static void rds_ib_remove_one(struct ib_device *dev, void *client_data)
 	mutex_unlock(&rds_ib_devices_lock);
 	/* No new reference can be taken after this. */
 	synchronize_rcu();
+	/* Regions hold references for as long as their owners keep them:
+	 * their keys die now.
+	 */
+	rds_ib_mr_flush_dev(rdev);
 	pr_info("%s: removed\n", dev_name(&dev->dev));
 	rds_ib_device_put(rdev);
 }

@@ -84,6 +84,13 @@ struct rds_ib_device {
 	 */
 	atomic_t		rd_rx_free;
 
+	/* memory regions (mr.c): places taken in the pool, waiters for
+	 * one, the live ones (rds_ib_mr_lock)
+	 */
+	atomic_t		rd_mr_used;
+	wait_queue_head_t	rd_mr_wait;
+	struct list_head	rd_mrs;
+
 	struct rcu_head		rd_rcu;
 };
 
@@ -99,6 +106,12 @@ extern unsigned int rds_ib_srq_size;
 #define RDS_IB_FRAG		PAGE_SIZE
 #define RDS_IB_SEND_RING	128	/* data send slots per connection */
 #define RDS_IB_SEND_SGE		(2 * RDS_IB_PACK_MAX)
+/* Send queue entries beyond the ring, for RDMA, atomic, REG_MR and
+ * LOCAL_INV work requests (each signalled, each counted in i_extra).
+ */
+#define RDS_IB_EXTRA_WRS	64
+/* RDMA READs and atomics a queue pair has in flight at most, each way */
+#define RDS_IB_RD_ATOM		16
 
 /* One send slot: the header of one frame and the work request for it.
  * s_sge[0] is the frame's header in i_hdrs; the others are mapped for
@@ -133,6 +146,15 @@ enum {
 	RDS_IB_C_CONG_RECV,
 	RDS_IB_C_HB_SENT,
 	RDS_IB_C_HB_TIMEOUTS,
+	RDS_IB_C_MR_REGS,
+	RDS_IB_C_MR_FREES,
+	RDS_IB_C_MR_IN_USE,
+	RDS_IB_C_MR_WAITS,
+	RDS_IB_C_MR_EXHAUSTED,
+	RDS_IB_C_RDMA_OPS,
+	RDS_IB_C_RDMA_BYTES,
+	RDS_IB_C_RDMA_ERRORS,
+	RDS_IB_C_ATOMICS,
 	RDS_IB_C_MAX,
 };
 
@@ -177,6 +199,7 @@ struct rds_ib_conn {
 	u32			i_head;		/* next slot to use */
 	u32			i_tail;		/* oldest slot not completed */
 	u32			i_since_signal;
+	u32			i_extra;	/* RDS_IB_EXTRA_WRS in flight */
 	bool			i_xmit_stalled;	/* xmit waits for credits/slots */
 	bool			i_ack_owed;	/* send an ACK when possible */
 	bool			i_hb_ask;	/* send a heartbeat request */
@@ -242,6 +265,18 @@ extern unsigned int rds_ib_credits;
 extern unsigned int rds_ib_idle_secs;
 extern unsigned int rds_ib_heartbeat_ms;
 
+/* mr.c */
+extern unsigned int rds_ib_mr_max;
+int rds_ib_mr_register(struct rds_sock *rs, struct rds_mr *rmr, bool nonblock,
+		       long *timeo);
+void rds_ib_mr_invalidate(struct rds_mr *rmr);
+void rds_ib_mr_free(struct rds_mr *rmr);
+void rds_ib_mr_used(struct rds_mr *rmr, struct rds_connection *conn);
+void rds_ib_mr_flush_dev(struct rds_ib_device *rdev);
+int rds_ib_mr_post_regs(struct rds_ib_conn *ic, struct rds_message *rm);
+void rds_ib_mr_prepost(struct rds_mr *rmr, struct rds_connection *conn);
+int rds_ib_atomic_check(struct rds_sock *rs, enum ib_wr_opcode op);
+
 /* device.c */
 struct rds_ib_device *rds_ib_device_get(struct ib_device *dev);
 void rds_ib_device_put(struct rds_ib_device *rdev);
@@ -250,6 +285,7 @@ int rds_ib_device_init(void);
 void rds_ib_device_exit(void);
 
 /* trans.c */
+struct rds_ib_device *rds_ib_device_of_addr(const struct in6_addr *addr);
 int rds_ib_counts_show(char *buf, const char *const *keys,
 		       atomic64_t *vals, int n);
 int rds_ib_init(void);
@@ -273,6 +309,8 @@ void rds_ib_ack_timer(struct timer_list *t);
 int rds_ib_ring_alloc(struct rds_ib_conn *ic);
 void rds_ib_ring_free(struct rds_ib_conn *ic);
 void rds_ib_send_reset(struct rds_ib_conn *ic);
+void rds_ib_extra_done(struct rds_ib_conn *ic, struct ib_wc *wc);
+void rds_ib_op_reset(struct rds_rdma_op *op);
 
 /* recv.c */
 void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,

@@ -59,6 +59,7 @@ int rds_ib_ring_alloc(struct rds_ib_conn *ic)
 	ic->i_head = 0;
 	ic->i_tail = 0;
 	ic->i_since_signal = 0;
+	ic->i_extra = 0;
 	return 0;
 err:
 	kfree(ic->i_hdrs);
@@ -160,6 +161,8 @@ void rds_ib_send_reset(struct rds_ib_conn *ic)
 		}
 	}
 	rm = ic->i_xmit_rm;
+	if (rm)
+		rds_ib_op_reset(&rm->m_op);
 	ic->i_xmit_rm = NULL;
 	ic->i_xmit_frag = 0;
 	ic->i_xmit_stalled = false;
@@ -240,15 +243,16 @@ static struct rds_ib_send_slot *rds_ib_slot_take(struct rds_ib_conn *ic,
  * signalled and post it.  -ENOTCONN if the QP refused it.
  */
 static int rds_ib_slot_post(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
-			    u8 grant, bool signal)
+			    u8 grant, bool signal, bool fence)
 {
 	const struct ib_send_wr *bad;
 
 	rds_ib_hdr_finish(ic, s, grant);
 	s->s_wr.next = NULL;
-	s->s_wr.send_flags = 0;
+	/* After an RDMA READ or atomic: not before its data is back. */
+	s->s_wr.send_flags = fence ? IB_SEND_FENCE : 0;
 	if (++ic->i_since_signal >= RDS_IB_SIGNAL_EVERY || signal) {
-		s->s_wr.send_flags = IB_SEND_SIGNALED;
+		s->s_wr.send_flags |= IB_SEND_SIGNALED;
 		ic->i_since_signal = 0;
 	}
 	ic->i_head++;
@@ -302,7 +306,7 @@ static int rds_ib_pack_post(struct rds_ib_conn *ic)
 	}
 	ic->i_pack_n = 0;
 	ic->i_pack_used = 0;
-	return rds_ib_slot_post(ic, s, grant, false);
+	return rds_ib_slot_post(ic, s, grant, false, false);
 
 unmap:
 	/* No mapping: the connection resets and the messages go again. */
@@ -318,7 +322,8 @@ static bool rds_ib_packable(struct rds_ib_conn *ic, struct rds_message *rm)
 {
 	return ic->i_pack_max > 1 &&
 	       rm->m_len <= RDS_IB_FRAG - RDS_IB_HDR_LEN &&
-	       !(rm->m_inc.i_hdr.h_flags & RDS_FLAG_CONG_BITMAP);
+	       !(rm->m_inc.i_hdr.h_flags & RDS_FLAG_CONG_BITMAP) &&
+	       rm->m_op.o_kind == RDS_OPK_NONE && list_empty(&rm->m_regs);
 }
 
 /* Whether small messages wait to be packed even with nothing queued
@@ -371,6 +376,220 @@ static int rds_ib_pack_add(struct rds_ib_conn *ic, struct rds_message *rm,
 	return ret == -EAGAIN ? 0 : ret;
 }
 
+/* ---- RDMA and atomic ops ------------------------------------------------ */
+
+static void rds_ib_op_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* Does the first frame after op wait for it (IB_SEND_FENCE)?  After a
+ * READ or an atomic always: the message must not be delivered, nor its
+ * ACK freed, before the op's data is back.
+ */
+static bool rds_ib_op_fences(const struct rds_rdma_op *op)
+{
+	return op->o_kind == RDS_OPK_READ || op->o_kind == RDS_OPK_ATOMIC ||
+	       (op->o_kind != RDS_OPK_NONE && op->o_fence);
+}
+
+static enum dma_data_direction rds_ib_op_dir(const struct rds_rdma_op *op)
+{
+	return op->o_kind == RDS_OPK_WRITE ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
+}
+
+static void rds_ib_op_unmap(struct rds_rdma_op *op)
+{
+	unsigned int i;
+
+	if (!op->o_ib_dev)
+		return;
+	for (i = 0; i < op->o_nsg; i++)
+		ib_dma_unmap_page(op->o_ib_dev, sg_dma_address(&op->o_sg[i]),
+				  op->o_sg[i].length, rds_ib_op_dir(op));
+	op->o_ib_dev = NULL;
+}
+
+/* The queue pair is drained: nothing of op is in flight any more.  An op
+ * not (completely) posted gives its mapping back; if none of it was
+ * posted it can be posted whole on the next attempt.
+ */
+void rds_ib_op_reset(struct rds_rdma_op *op)
+{
+	if (op->o_kind == RDS_OPK_NONE || op->o_ib_posted == op->o_ib_nwr)
+		return;
+	rds_ib_op_unmap(op);
+	if (!op->o_ib_posted)
+		op->o_ib_nwr = 0;
+}
+
+static int rds_ib_op_map(struct rds_ib_conn *ic, struct rds_rdma_op *op)
+{
+	struct ib_device *dev = ic->i_rdev->rd_dev;
+	unsigned int i;
+
+	for (i = 0; i < op->o_nsg; i++) {
+		struct scatterlist *sg = &op->o_sg[i];
+		u64 dma = ib_dma_map_page(dev, sg_page(sg), sg->offset,
+					  sg->length, rds_ib_op_dir(op));
+
+		if (ib_dma_mapping_error(dev, dma)) {
+			while (i--)
+				ib_dma_unmap_page(dev, sg_dma_address(&op->o_sg[i]),
+						  op->o_sg[i].length,
+						  rds_ib_op_dir(op));
+			return -ENOMEM;
+		}
+		sg_dma_address(sg) = dma;
+	}
+	op->o_ib_dev = dev;
+	return 0;
+}
+
+/* SGEs per work request of op on ic. */
+static unsigned int rds_ib_op_sges(struct rds_ib_conn *ic,
+				   const struct rds_rdma_op *op)
+{
+	unsigned int n = ic->i_send_sge;
+
+	if (op->o_kind == RDS_OPK_READ)
+		n = min_t(unsigned int, n, ic->i_rdev->rd_dev->attrs.max_sge_rd);
+	return max_t(unsigned int, n, 1);
+}
+
+/* Post the work requests of rm's op not posted yet, as far as the send
+ * queue has room.  0 when all are posted; -EAGAIN (stalled: completions
+ * kick the send work) when room ran out.
+ */
+static int rds_ib_op_post(struct rds_ib_conn *ic, struct rds_message *rm)
+{
+	struct rds_rdma_op *op = &rm->m_op;
+	unsigned int per;
+
+	lockdep_assert_held(&ic->i_lock);
+	if (op->o_kind == RDS_OPK_NONE)
+		return 0;
+	if (!op->o_ib_nwr) {
+		if (rds_ib_op_map(ic, op)) {
+			ic->i_up = false;
+			return -ENOTCONN;
+		}
+		per = rds_ib_op_sges(ic, op);
+		op->o_ib_nwr = op->o_kind == RDS_OPK_ATOMIC ? 1 :
+			       DIV_ROUND_UP(op->o_nsg, per);
+		op->o_ib_posted = 0;
+		op->o_ib_done = 0;
+		op->o_ib_off = 0;
+		op->o_cqe.done = rds_ib_op_done;
+	}
+	per = rds_ib_op_sges(ic, op);
+	while (op->o_ib_posted < op->o_ib_nwr) {
+		struct ib_sge sge[RDS_IB_SEND_SGE];
+		struct ib_atomic_wr awr = { };
+		struct ib_rdma_wr rwr = { };
+		const struct ib_send_wr *bad;
+		struct ib_send_wr *wr;
+		unsigned int first = op->o_ib_posted * per, i, n;
+		u32 bytes = 0;
+
+		if (ic->i_extra >= RDS_IB_EXTRA_WRS) {
+			ic->i_xmit_stalled = true;
+			return -EAGAIN;
+		}
+		n = min_t(unsigned int, per, op->o_nsg - first);
+		for (i = 0; i < n; i++) {
+			struct scatterlist *sg = &op->o_sg[first + i];
+
+			sge[i].addr = sg_dma_address(sg);
+			sge[i].length = sg->length;
+			sge[i].lkey = ic->i_rdev->rd_pd->local_dma_lkey;
+			bytes += sg->length;
+		}
+		if (op->o_kind == RDS_OPK_ATOMIC) {
+			awr.remote_addr = op->o_raddr;
+			awr.rkey = op->o_rkey;
+			awr.compare_add = op->o_compare;
+			awr.swap = op->o_swap;
+			awr.compare_add_mask = op->o_cmask;
+			awr.swap_mask = op->o_smask;
+			wr = &awr.wr;
+			wr->opcode = op->o_aop;
+		} else {
+			rwr.remote_addr = op->o_raddr + op->o_ib_off;
+			rwr.rkey = op->o_rkey;
+			wr = &rwr.wr;
+			wr->opcode = op->o_kind == RDS_OPK_WRITE ?
+				     IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
+		}
+		wr->wr_cqe = &op->o_cqe;
+		wr->sg_list = sge;
+		wr->num_sge = n;
+		wr->send_flags = IB_SEND_SIGNALED;
+		if (ib_post_send(ic->i_qp, wr, &bad)) {
+			ic->i_up = false;
+			return -ENOTCONN;
+		}
+		/* Posted at least once: never again (rds_send_requeue). */
+		WRITE_ONCE(op->o_state, RDS_OP_POSTED);
+		op->o_ib_conn = ic;
+		op->o_ib_posted++;
+		op->o_ib_off += bytes;
+		ic->i_extra++;
+		rds_message_get(rm);	/* the WR's reference */
+	}
+	rds_ib_count(op->o_kind == RDS_OPK_ATOMIC ? RDS_IB_C_ATOMICS :
+		     RDS_IB_C_RDMA_OPS);
+	atomic64_add(op->o_bytes, &rds_ib_counters[RDS_IB_C_RDMA_BYTES]);
+	return 0;
+}
+
+/* Runs in softirq context from the connection's send CQ: a work request
+ * beyond the ring (RDMA, atomic, REG_MR, LOCAL_INV) completed.
+ */
+void rds_ib_extra_done(struct rds_ib_conn *ic, struct ib_wc *wc)
+{
+	bool kick;
+
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
+		pr_warn_ratelimited("RDMA to %pI6c failed: %s\n",
+				    &ic->i_conn->c_faddr,
+				    ib_wc_status_msg(wc->status));
+		rds_ib_conn_error(ic, "RDMA work request failed");
+	} else if (wc->status == IB_WC_WR_FLUSH_ERR && READ_ONCE(ic->i_up)) {
+		rds_ib_conn_error(ic, "queue pair failed");
+	}
+	spin_lock_bh(&ic->i_lock);
+	ic->i_extra--;
+	kick = ic->i_xmit_stalled;
+	spin_unlock_bh(&ic->i_lock);
+	if (kick)
+		queue_work(rds_ib_wq, &ic->i_send_work);
+}
+
+static void rds_ib_op_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rds_rdma_op *op = container_of(wc->wr_cqe, struct rds_rdma_op,
+					      o_cqe);
+	struct rds_message *rm = container_of(op, struct rds_message, m_op);
+	struct rds_ib_conn *ic = op->o_ib_conn;
+
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
+		rds_ib_count(RDS_IB_C_RDMA_ERRORS);
+		if (!READ_ONCE(op->o_status))
+			WRITE_ONCE(op->o_status,
+				   wc->status == IB_WC_REM_ACCESS_ERR ||
+				   wc->status == IB_WC_REM_INV_REQ_ERR ||
+				   wc->status == IB_WC_REM_OP_ERR ?
+				   RDS_RDMA_REMOTE_ERROR : RDS_RDMA_OTHER_ERROR);
+	}
+	spin_lock_bh(&ic->i_lock);
+	if (++op->o_ib_done == op->o_ib_nwr) {
+		rds_ib_op_unmap(op);
+		if (wc->status == IB_WC_SUCCESS)
+			WRITE_ONCE(op->o_state, RDS_OP_DONE);
+	}
+	spin_unlock_bh(&ic->i_lock);
+	rds_ib_extra_done(ic, wc);
+	rds_message_put(rm);	/* the WR's reference */
+}
+
 /* Post as many fragments of rm as credits and slots allow, from
  * i_xmit_frag on.  0 when the whole message is posted.
  */
@@ -384,6 +603,14 @@ static int rds_ib_post_frags(struct rds_ib_conn *ic, struct rds_message *rm,
 	u8 grant;
 
 	lockdep_assert_held(&ic->i_lock);
+	if (!ic->i_xmit_frag) {
+		/* Regions it names, then its op, go before its first frame. */
+		ret = rds_ib_mr_post_regs(ic, rm);
+		if (!ret)
+			ret = rds_ib_op_post(ic, rm);
+		if (ret)
+			return ret;
+	}
 	while (ic->i_xmit_frag < nfrags) {
 		unsigned int f = ic->i_xmit_frag;
 		u32 len = min_t(u32, rm->m_len - f * RDS_IB_FRAG, RDS_IB_FRAG);
@@ -407,7 +634,8 @@ static int rds_ib_post_frags(struct rds_ib_conn *ic, struct rds_message *rm,
 		 * signalled one: at most 15 frames).
 		 */
 		ret = rds_ib_slot_post(ic, s, grant,
-				       last && nfrags > 1 && !more_queued);
+				       last && nfrags > 1 && !more_queued,
+				       !f && rds_ib_op_fences(&rm->m_op));
 		if (ret)
 			return ret;
 	}

@@ -36,6 +36,15 @@ static const char *const rds_ib_counter_keys[RDS_IB_C_MAX] = {
 	[RDS_IB_C_CONG_RECV]	= "cong_recv",
 	[RDS_IB_C_HB_SENT]	= "hb_sent",
 	[RDS_IB_C_HB_TIMEOUTS]	= "hb_timeouts",
+	[RDS_IB_C_MR_REGS]	= "mr_regs",
+	[RDS_IB_C_MR_FREES]	= "mr_frees",
+	[RDS_IB_C_MR_IN_USE]	= "mr_in_use",
+	[RDS_IB_C_MR_WAITS]	= "mr_waits",
+	[RDS_IB_C_MR_EXHAUSTED]	= "mr_exhausted",
+	[RDS_IB_C_RDMA_OPS]	= "rdma_ops",
+	[RDS_IB_C_RDMA_BYTES]	= "rdma_bytes",
+	[RDS_IB_C_RDMA_ERRORS]	= "rdma_errors",
+	[RDS_IB_C_ATOMICS]	= "atomics",
 };
 
 /* net.rds.ib.heartbeat_ms: how often a quiet connection asks the peer for
@@ -90,28 +99,39 @@ static int rds_ib_laddr_handler(struct rdma_cm_id *id,
 }
 
 /* An IPv4 address of an RDMA device RDS uses (init_net only, for now). */
-static int rds_ib_laddr_check(struct net *net, const struct in6_addr *addr,
-			      u32 scope_id)
+/* The device RDS uses for a local IPv4 address, with a reference, or
+ * NULL.  Process context.
+ */
+struct rds_ib_device *rds_ib_device_of_addr(const struct in6_addr *addr)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	struct rds_ib_device *rdev = NULL;
 	struct rdma_cm_id *id;
-	int ret;
 
-	if (!net_eq(net, &init_net) || !ipv6_addr_v4mapped(addr))
-		return -EADDRNOTAVAIL;
+	if (!ipv6_addr_v4mapped(addr))
+		return NULL;
 	sin.sin_addr.s_addr = addr->s6_addr32[3];
 	if (ipv4_is_loopback(sin.sin_addr.s_addr) ||
 	    sin.sin_addr.s_addr == htonl(INADDR_ANY))
-		return -EADDRNOTAVAIL;
+		return NULL;
 	id = rdma_create_id(&init_net, rds_ib_laddr_handler, NULL,
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id))
-		return PTR_ERR(id);
-	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
-	if (!ret && id->device)
+		return NULL;
+	if (!rdma_bind_addr(id, (struct sockaddr *)&sin) && id->device)
 		rdev = rds_ib_device_get(id->device);
 	rdma_destroy_id(id);
+	return rdev;
+}
+
+static int rds_ib_laddr_check(struct net *net, const struct in6_addr *addr,
+			      u32 scope_id)
+{
+	struct rds_ib_device *rdev;
+
+	if (!net_eq(net, &init_net))
+		return -EADDRNOTAVAIL;
+	rdev = rds_ib_device_of_addr(addr);
 	if (!rdev)
 		return -EADDRNOTAVAIL;
 	rds_ib_device_put(rdev);
@@ -135,6 +155,12 @@ struct rds_transport rds_ib_transport = {
 	.xmit_done		= rds_ib_xmit_done,
 	.inc_copy_to_user	= rds_ib_inc_copy_to_user,
 	.inc_free		= rds_ib_inc_free,
+	.mr_register		= rds_ib_mr_register,
+	.mr_invalidate		= rds_ib_mr_invalidate,
+	.mr_used		= rds_ib_mr_used,
+	.mr_prepost		= rds_ib_mr_prepost,
+	.mr_free		= rds_ib_mr_free,
+	.atomic_check		= rds_ib_atomic_check,
 	.get_tos_map		= rds_ib_get_tos_map,
 	.t_cong_maps		= true,
 };
