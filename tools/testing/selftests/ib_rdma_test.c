@@ -568,7 +568,7 @@ static long long ctr(const char *key)
 
 static const char *const rdma_keys[] = {
 	"mr_regs", "mr_frees", "mr_in_use", "mr_waits", "mr_exhausted",
-	"rdma_ops", "rdma_bytes", "rdma_dropped", "rdma_errors", "atomics",
+	"rdma_ops", "rdma_bytes", "rdma_errors", "atomics",
 	"resets", "connects",
 };
 
@@ -623,6 +623,28 @@ static void expect_delta_ge(const char *c0, const char *key, long long min)
 	if (d < min)
 		fail("counter %s moved by %lld, expected at least %lld", key, d,
 		     min);
+}
+
+/* RDS_INFO_COUNTERS name (e.g. send_rdma_dropped) of fd, -1 if absent. */
+static long long info_counter(int fd, const char *name)
+{
+	struct rds_info_counter *c;
+	long long v = -1;
+	socklen_t len;
+	void *buf;
+	unsigned int i;
+
+	if (rds_info_get(fd, RDS_INFO_COUNTERS, &buf, &len) !=
+	    (int)sizeof(*c)) {
+		free(buf);
+		return -1;
+	}
+	c = buf;
+	for (i = 0; i < len / sizeof(*c); i++)
+		if (!strncmp((char *)c[i].name, name, sizeof(c[i].name)))
+			v = c[i].value;
+	free(buf);
+	return v;
 }
 
 /* ---- fixture: seed, barriers, counters ---- */
@@ -1591,6 +1613,8 @@ static int send_plains(struct peerio *p, uint32_t *next, unsigned int n)
 }
 
 /* Issuer of case errors: host 2; returns the REMOTE_ERRORs seen. */
+static unsigned int ndropped;
+
 static unsigned int errors_issuer(struct peerio *p)
 {
 	uint32_t next_plain = 0;
@@ -1664,10 +1688,14 @@ static unsigned int errors_issuer(struct peerio *p)
 			     sname(s), sname(ec->want));
 		if (s == RDS_RDMA_REMOTE_ERROR)
 			nerr++;
+		if (s == RDS_RDMA_DROPPED)
+			ndropped++;
 		if (i == E_BAD_THEN_GOOD) {
 			good_st = wait_status(p, tok + 0x100, WAIT_MS * 2);
 			note("host 2: %s: the good op ended %d (%s)", ec->name,
 			     good_st, sname(good_st));
+			if (good_st == RDS_RDMA_DROPPED)
+				ndropped++;
 			if (good_st != RDS_RDMA_SUCCESS &&
 			    good_st != RDS_RDMA_DROPPED && good_st != -100)
 				fail("%s: the good op: status %d (%s), expected SUCCESS or DROPPED",
@@ -1738,11 +1766,13 @@ TEST_F_TIMEOUT(rdma, errors, 300)
 	struct ctl m;
 	struct rxmsg r;
 	unsigned int nerr = 0;
+	long long d0 = -1, d1;
 
 	if (sock_open(&p, addr, PORT_BASE + 30, PORT_BASE + 30))
 		return;
 	if (hello(&p))
 		goto out;
+	d0 = info_counter(p.fd, "send_rdma_dropped");
 	if (host == 1)
 		errors_owner(&p);
 	else
@@ -1757,10 +1787,16 @@ TEST_F_TIMEOUT(rdma, errors, 300)
 			send_ctl(&p, &m, NULL, 0);
 	}
 	check_connected(p.fd);
+	d1 = info_counter(p.fd, "send_rdma_dropped");
+	note("host %d: RDS_INFO_COUNTERS send_rdma_dropped +%lld", host,
+	     d0 >= 0 && d1 >= 0 ? d1 - d0 : -1);
 	if (host == 2) {
-		note("host 2: %u REMOTE_ERRORs", nerr);
+		note("host 2: %u REMOTE_ERRORs, %u DROPPED", nerr, ndropped);
 		expect_delta_ge(self->c0, "resets", nerr);
 		expect_delta_ge(self->c0, "rdma_errors", nerr);
+		if (d0 >= 0 && d1 >= 0 && d1 - d0 < ndropped)
+			fail("send_rdma_dropped moved by %lld, %u ops ended DROPPED",
+			     d1 - d0, ndropped);
 	}
 	expect_no_status(&p, "at the end");
 out:
