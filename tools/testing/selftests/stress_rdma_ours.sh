@@ -77,6 +77,7 @@ run() {
 	js=$log/$name.json
 	c0=$(cat /sys/module/rds/parameters/ib_counters)
 	d0=$(dmesg | wc -l)
+	rdma statistic show link "$RDS_RXE/1" > "$log/$name.rxe0" 2>&1
 	if [ "$RDS_HOST" = 1 ]; then
 		timeout $((secs + 120)) "$stress" -r "$RDS_ADDR" -p "$port" \
 			--json "$js" > "$out" 2>&1 &
@@ -97,6 +98,11 @@ run() {
 		sed 's/^/#   /'
 	echo "# $name: counters moved: $(deltas "$c0" \
 		"$(cat /sys/module/rds/parameters/ib_counters)")"
+	rdma statistic show link "$RDS_RXE/1" > "$log/$name.rxe1" 2>&1
+	echo "# $name: rxe counters moved: $(awk 'FNR == 1 { f++ }
+	     { for (i = 3; i < NF; i += 2) v[f, $i] = $(i + 1); if (f == 2) for (i = 3; i < NF; i += 2) k[$i] = 1 }
+	     END { for (n in k) if (v[2, n] != v[1, n] && n !~ /pkts|rdma_/) printf "%s +%d ", n, v[2, n] - v[1, n] }' \
+		"$log/$name.rxe0" "$log/$name.rxe1" 2>/dev/null)"
 	# what the module said meanwhile (why a connection reset, if one did)
 	dmesg | tail -n +"$((d0 + 1))" | grep -E 'rds: ' | tail -n 12 |
 		sed 's/^/#   dmesg: /'
@@ -126,19 +132,7 @@ run() {
 barrier loaded 60 || ksft_fail "barrier loaded"
 
 port=5000
-for getmr in 0 1; do
-	for mode in 1 2 0; do
-		case $mode in 1) m=read ;; 2) m=write ;; 0) m=alt ;; esac
-		run "$m-getmr$getmr" $port 6 -t 2 -d 4 -D 64K -I 4 -M $mode \
-			--rdma-use-get-mr $getmr
-		port=$((port + 10))
-	done
-	run "once-getmr$getmr" $port 6 -t 2 -d 4 -D 16K -I 4 -M 0 \
-		--rdma-use-once 1 --rdma-use-get-mr $getmr
-	port=$((port + 10))
-done
-
-# The seed scenario of issue 7: 8 tasks a side, depth 16 (1024 requests in
+# First the seed scenario of issue 7: 8 tasks a side, depth 16 (1024 requests in
 # flight a side, each with its own MR) against a pool of 32 MRs per device.
 if [ -w $MR_MAX ]; then
 	for getmr in 1 0; do
@@ -163,4 +157,16 @@ if [ -w $MR_MAX ]; then
 else
 	ksft_fail "ib_mr_max writable" "$MR_MAX missing"
 fi
+for getmr in 0 1; do
+	for mode in 1 2 0; do
+		case $mode in 1) m=read ;; 2) m=write ;; 0) m=alt ;; esac
+		run "$m-getmr$getmr" $port 6 -t 2 -d 4 -D 64K -I 4 -M $mode \
+			--rdma-use-get-mr $getmr
+		port=$((port + 10))
+	done
+	run "once-getmr$getmr" $port 6 -t 2 -d 4 -D 16K -I 4 -M 0 \
+		--rdma-use-once 1 --rdma-use-get-mr $getmr
+	port=$((port + 10))
+done
+
 ib_test_end
