@@ -69,6 +69,7 @@ enum {
 	RDS_MSG_ON_SOCK,	/* on rs->rs_send_queue, counted in snd_bytes */
 	RDS_MSG_ON_CONN,	/* on c_send_queue or c_retrans */
 	RDS_MSG_RETRANSMITTED,
+	RDS_MSG_OP_STALE,	/* its op was posted on a connection since lost */
 };
 
 /* A message being sent.  Reference counted: the sender (sendmsg), the

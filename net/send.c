@@ -83,8 +83,10 @@ void rds_send_drop_acked(struct rds_connection *conn, u64 ack)
 /* The connection was lost: everything sent but not acknowledged goes back
  * to the head of the send queue, in order, marked as retransmitted.  What
  * the peer delivered meanwhile is freed by the next handshake's ACK; a
- * message whose RDMA or atomic op was posted and that is still held then
- * is dropped with its op by rds_send_xmit().
+ * message whose RDMA or atomic op was posted on this connection and that
+ * is still held then is dropped with its op by rds_send_xmit().  That
+ * includes one still on the send queue: its op went out, its frames did
+ * not (the transport said "not now" in between).
  */
 void rds_send_requeue(struct rds_connection *conn)
 {
@@ -96,6 +98,10 @@ void rds_send_requeue(struct rds_connection *conn)
 		set_bit(RDS_MSG_RETRANSMITTED, &rm->m_flags);
 	}
 	list_splice_init(&conn->c_retrans, &conn->c_send_queue);
+	list_for_each_entry(rm, &conn->c_send_queue, m_conn_item)
+		if (READ_ONCE(rm->m_op.o_state) == RDS_OP_POSTED ||
+		    READ_ONCE(rm->m_op.o_state) == RDS_OP_DONE)
+			set_bit(RDS_MSG_OP_STALE, &rm->m_flags);
 	spin_unlock_bh(&conn->c_lock);
 }
 
@@ -108,7 +114,7 @@ static bool rds_send_drop_stale_op(struct rds_message *rm)
 	/* Not acknowledged: it would have been freed. */
 	struct rds_seq_tx tx = { .acked = seq - 1 };
 
-	return test_bit(RDS_MSG_RETRANSMITTED, &rm->m_flags) &&
+	return test_bit(RDS_MSG_OP_STALE, &rm->m_flags) &&
 	       rds_seq_resend_choice(&tx, seq, READ_ONCE(rm->m_op.o_state)) ==
 	       RDS_RESEND_DROP;
 }
