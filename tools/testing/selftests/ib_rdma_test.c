@@ -1418,7 +1418,7 @@ out:
 enum {
 	E_BADKEY_W, E_BADKEY_R, E_FREED_GETMR_W, E_FREED_MAP_R,
 	E_RANGE_W_TAIL, E_RANGE_R_PAST, E_RANGE_W_FAR, E_RECVERR,
-	E_BAD_THEN_GOOD, E_GOOD_AFTER, E_NCASES,
+	E_BAD_THEN_GOOD, E_SURVIVE, E_GOOD_AFTER, E_NCASES,
 };
 
 static const struct ecase {
@@ -1453,6 +1453,9 @@ static const struct ecase {
 	[E_BAD_THEN_GOOD] = { "a bad-key WRITE, a good WRITE right behind it",
 			      OP_WRITE, R_GETMR, false, 0, 4096, true,
 			      RDS_RDMA_REMOTE_ERROR },
+	[E_SURVIVE] = { "a bad-key WRITE, then a good WRITE with a key registered before that reset",
+			 OP_WRITE, R_GETMR, false, 0, 4096, true,
+			 RDS_RDMA_REMOTE_ERROR },
 	[E_GOOD_AFTER] = { "a good WRITE after all that", OP_WRITE, R_GETMR,
 			   false, 0, 8192, true, RDS_RDMA_SUCCESS },
 };
@@ -1548,7 +1551,14 @@ static void errors_owner(struct peerio *p)
 			fail("%s: the issuer sent %" PRIu64 " plain messages so far, %u arrived",
 			     ec->name, r.m.a, next_plain);
 		/* r.m.b: the issuer's status of the good op (if any) */
-		if (i == E_BAD_THEN_GOOD) {
+		if (i == E_SURVIVE) {
+			struct span sp = { opage, 4096, key_of(6, i, 2), 0 };
+
+			if (!good_arrived)
+				fail("%s: the good op's message never arrived",
+				     ec->name);
+			area_verify(&a, &sp, 1, ec->name);
+		} else if (i == E_BAD_THEN_GOOD) {
 			struct span sp = { opage, 4096, key_of(6, i, 2), 0 };
 
 			note("host 1: %s: good op status %s, its message %s",
@@ -1637,7 +1647,7 @@ static unsigned int errors_issuer(struct peerio *p)
 			continue;
 		/* a random key: no MR of the owner has it */
 		cookie = (uint32_t)splitmix64(&rr);
-		if (ec->route || i == E_BAD_THEN_GOOD) {
+		if (ec->route) {
 			if (expect_msg(p, M_OFFER, i, &r))
 				return nerr;
 			if (!r.has_cookie) {
@@ -1645,7 +1655,7 @@ static unsigned int errors_issuer(struct peerio *p)
 				     ec->name);
 				return nerr;
 			}
-			if (i != E_BAD_THEN_GOOD)
+			if (i != E_BAD_THEN_GOOD && i != E_SURVIVE)
 				cookie = r.cookie;
 			if (ec->freed && expect_msg(p, M_FREED, i, &r))
 				return nerr;
@@ -1690,6 +1700,21 @@ static unsigned int errors_issuer(struct peerio *p)
 			nerr++;
 		if (s == RDS_RDMA_DROPPED)
 			ndropped++;
+		if (i == E_SURVIVE) {
+			/* the reset is over: the key registered before it works */
+			args.cookie = r.cookie;
+			args.user_token = tok + 0x100;
+			m = mk(M_DO, i);
+			m.b = 1;
+			if (send_ctl(p, &m, &c, 1))
+				goto fail_out;
+			good_st = wait_status(p, tok + 0x100, WAIT_MS * 2);
+			if (good_st != RDS_RDMA_SUCCESS && good_st != -100)
+				fail("%s: the good op: status %d (%s), expected SUCCESS",
+				     ec->name, good_st, sname(good_st));
+			if (good_st == RDS_RDMA_DROPPED)
+				ndropped++;
+		}
 		if (i == E_BAD_THEN_GOOD) {
 			good_st = wait_status(p, tok + 0x100, WAIT_MS * 2);
 			note("host 2: %s: the good op ended %d (%s)", ec->name,
