@@ -207,6 +207,14 @@ int rdma_req_cmsg(struct task *t, unsigned int j, uint64_t seq, void *ctl,
 		};
 
 		if (setsockopt(t->fd, SOL_RDS, RDS_GET_MR, &mr, sizeof(mr))) {
+			/*
+			 * The device's MR pool is exhausted (the socket is
+			 * non-blocking): an ACK will free one; retry later.
+			 */
+			if (errno == EAGAIN) {
+				ST_ADD(t, rdma_getmr_eagain, 1);
+				return -EAGAIN;
+			}
 			rdma_fail_send(t, "RDS_GET_MR", errno);
 			return -1;
 		}

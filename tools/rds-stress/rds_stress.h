@@ -115,7 +115,7 @@ struct stats {
 	uint64_t send_calls, send_ns;
 	uint64_t rtt_n, rtt_ns;
 	uint64_t eagain, enobufs, cong_updates, cong_timeouts;
-	uint64_t mbi, mbo, rdma_ops, rdma_eagain;
+	uint64_t mbi, mbo, rdma_ops, rdma_eagain, rdma_getmr_eagain;
 	uint64_t hist[HIST_FINE];	/* RTT, log-linear buckets of ns */
 };
 

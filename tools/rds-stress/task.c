@@ -351,6 +351,10 @@ static int send_req(struct task *t, unsigned int j)
 		int op = rdma_op_for(r, seq), cl;
 
 		cl = rdma_req_cmsg(t, j, seq, ctl, sizeof(ctl));
+		if (cl == -EAGAIN) {	/* GET_MR: no MR free: back off */
+			t->rdma_backoff = 1;
+			return -EAGAIN;
+		}
 		if (cl < 0)
 			return -1;
 		msg_build(r, t->txbuf, len, OP_REQ, t->idx, j, seq, ts, op,
@@ -399,6 +403,10 @@ static int send_ack(struct task *t, unsigned int j)
 		if (cl < 0)
 			return cl;
 		rc = do_send_ctl(t, j, t->txbuf, r->o.ack_bytes, ctl, cl);
+		if (rc == -EAGAIN) {	/* maybe no MR free for the op */
+			ST_ADD(t, rdma_eagain, 1);
+			t->rdma_backoff = 1;
+		}
 		if (rc)
 			return rc;
 		rdma_ack_sent(t, j, e);
