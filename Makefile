@@ -14,6 +14,7 @@
 #   make bench           raw verbs vs the kernel's RDS vs ours, same link, one run
 #   make faults          the fault matrix: rds-stress under NIC down, link cuts, rxe loss, netem
 #   make soak            the randomized soak (SOAK_SECS, SOAK_SEED): faults in a seeded random order
+#   make rdma-stress     rds-stress -D over our module, and the MR pool seed scenario
 #   make deps            install what the above need (Debian 12, as root)
 #
 # KVER defaults to the newest kernel with both an image and headers
@@ -26,7 +27,7 @@ T := $(TOP)/tools/testing
 KVER_SH = k="$(KVER)"; [ -n "$$k" ] || k=$$($(T)/kver.sh) || exit 1
 
 .PHONY: all modules modules-all clean deps sparse checkpatch unit selftests \
-	check check-vm run bench faults soak rds-stress
+	check check-vm run bench faults soak rds-stress rdma-stress
 
 all: modules
 
@@ -96,6 +97,11 @@ soak: rds-stress
 		"$${SOAK_SEED:-$$(date +%s)}" > build/soak.env; \
 	cat build/soak.env; \
 	$(T)/vm/run-tests --kver $$k --topology two --plan $(T)/vm/soak.tests
+
+# rds-stress with RDMA over our module (not in make check yet).
+rdma-stress: rds-stress
+	@$(KVER_SH); $(T)/vm/run-tests --kver $$k --topology two \
+		--plan $(T)/vm/rdma-stress.tests
 
 clean:
 	-@$(KVER_SH); $(MAKE) -C /lib/modules/$$k/build M=$(TOP) clean
