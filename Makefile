@@ -14,6 +14,7 @@
 #   make bench           raw verbs vs the kernel's RDS vs ours, same link, one run
 #   make faults          the fault matrix: rds-stress under NIC down, link cuts, rxe loss, netem
 #   make soak            the randomized soak (SOAK_SECS, SOAK_SEED): faults in a seeded random order
+#   make fuzz-wire       the wire fuzzer (FUZZ_SECS, FUZZ_SEED): user-space peer vs the module
 #   make deps            install what the above need (Debian 12, as root)
 #
 # KVER defaults to the newest kernel with both an image and headers
@@ -26,7 +27,7 @@ T := $(TOP)/tools/testing
 KVER_SH = k="$(KVER)"; [ -n "$$k" ] || k=$$($(T)/kver.sh) || exit 1
 
 .PHONY: all modules modules-all clean deps sparse checkpatch unit selftests \
-	check check-vm run bench faults soak rds-stress
+	check check-vm run bench faults soak fuzz-wire rds-stress
 
 all: modules
 
@@ -96,6 +97,16 @@ soak: rds-stress
 		"$${SOAK_SEED:-$$(date +%s)}" > build/soak.env; \
 	cat build/soak.env; \
 	$(T)/vm/run-tests --kver $$k --topology two --plan $(T)/vm/soak.tests
+
+# The wire fuzzer for FUZZ_SECS (default 600; make check runs it for 30 s):
+# the user-space peer mutates valid traffic from the seed FUZZ_SEED
+# (default: the time, printed); the guests read build/fuzz-wire.env.
+fuzz-wire:
+	@$(KVER_SH); mkdir -p build; \
+	printf 'FUZZ_SECS=%s\nFUZZ_SEED=%s\n' "$${FUZZ_SECS:-600}" \
+		"$${FUZZ_SEED:-$$(date +%s)}" > build/fuzz-wire.env; \
+	cat build/fuzz-wire.env; \
+	$(T)/vm/run-tests --kver $$k --topology two --plan $(T)/vm/fuzz-wire.tests
 
 clean:
 	-@$(KVER_SH); $(MAKE) -C /lib/modules/$$k/build M=$(TOP) clean
