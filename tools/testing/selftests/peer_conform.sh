@@ -27,7 +27,7 @@ nsz=$(echo "$sz" | tr , '\n' | wc -l)
 
 # --- rx --------------------------------------------------------------
 [ "$RDS_HOST" = 1 ] && snap
-barrier rx.snap 60
+barrier rx.snap 600
 if [ "$RDS_HOST" = 2 ]; then
 	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t rx -q 2 -c 16 -z "$sz" \
 		-n $((2 * nsz)) -P 7002 > /tmp/peer.rx 2>&1 &
@@ -57,7 +57,7 @@ fi
 
 # --- withhold ----------------------------------------------------------
 [ "$RDS_HOST" = 1 ] && snap
-barrier wh.snap 60
+barrier wh.snap 600
 if [ "$RDS_HOST" = 2 ]; then
 	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t rx -q 3 -c 4 -W -z 100,5000 \
 		-n 12 -P 7003 > /tmp/peer.wh 2>&1 &
@@ -118,7 +118,7 @@ fi
 
 # --- retrans -----------------------------------------------------------
 [ "$RDS_HOST" = 1 ] && snap
-barrier rt.snap 60
+barrier rt.snap 600
 if [ "$RDS_HOST" = 2 ]; then
 	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t retrans -q 6 -c 16 \
 		-z 100,5000,300 -n 20 -k 8 -P 7006 > /tmp/peer.rt 2>&1 &

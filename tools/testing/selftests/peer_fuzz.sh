@@ -17,6 +17,10 @@
 	. "$RDS_BUILD/fuzz-wire.env"
 secs=${FUZZ_SECS:-30}
 seed=${FUZZ_SEED:-$(date +%s)}
+if [ "$RDS_HOST" = 1 ]; then
+	snap
+	pages0=$(cat $P/ib_rx_pages)
+fi
 peer_begin
 if [ "$RDS_HOST" = 2 ]; then
 	echo "# fuzz: seed $seed, $secs s (FUZZ_SEED=$seed replays it)"
@@ -27,8 +31,6 @@ if [ "$RDS_HOST" = 2 ]; then
 	grep '^fuzz: seed .* runs' /tmp/peer.fuzz > "$RDS_SHARED/peer_fuzz.out"
 	barrier done $((secs + 400))
 else
-	snap
-	pages0=$(cat $P/ib_rx_pages)
 	barrier done $((secs + 400))
 	cat "$RDS_SHARED/peer_fuzz.out"
 	echo "# fuzz: host 1 bad_frames +$(delta bad_frames), resets +$(delta resets), connects +$(delta connects), rx_frames +$(delta rx_frames)"

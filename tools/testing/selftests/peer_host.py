@@ -25,6 +25,7 @@ import socket
 import struct
 import subprocess
 import sys
+import time
 
 SOL_RDS = 276
 RDS_INFO_COUNTERS = 10000
@@ -90,7 +91,6 @@ def counters():
     for off in range(0, len(raw) - 39, 40):
         name, val = struct.unpack_from("32sQ", raw, off)
         out[name.split(b"\0")[0].decode()] = val
-    s.close()
     return out
 
 
@@ -132,13 +132,14 @@ def main():
         n = int(sys.argv[7])
         s = sock(me, 0)
         fcntl.ioctl(s.fileno(), SIOCRDSSETTOS, struct.pack("B", tos))
+        say("# sending %d from %s (%s)" % (n, s.getsockname(), time.strftime("%T")))
         for i in range(n):
             try:
                 s.sendto(pattern(i, sizes[i % len(sizes)]), (peer, dport))
             except OSError as e:
                 say("# message %d (%d bytes): %s" % (i, sizes[i % len(sizes)], e))
                 return 1
-        say("# sent %d" % n)
+        say("# sent %d (%s)" % (n, time.strftime("%T")))
         if len(sys.argv) > 8:
             barrier(sys.argv[8])
         s.close()

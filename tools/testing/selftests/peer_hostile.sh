@@ -18,21 +18,28 @@
 # receive pages are back to where they were (nothing leaked).
 . "$(dirname "$0")/peer_lib.sh"
 
+if [ "$RDS_HOST" = 1 ]; then
+	# Before the barrier: the peer starts right after it.
+	snap
+	hs0=$(ib_handshakes accepted)
+	pages0=$(cat $P/ib_rx_pages)
+	nosock=$($hostpy counter recv_drop_no_sock)
+	mark=$(dmesg | wc -l)
+	echo "# $(date +%T) host 1: counters taken"
+fi
 peer_begin
 if [ "$RDS_HOST" = 2 ]; then
+	echo "# $(date +%T) host 2: peer starts"
 	timeout 900 "$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t hostile -q 7 -w 8 \
 		-c 16 -P 7007 > /tmp/peer.hostile 2>&1 &
 	peer_result /tmp/peer.hostile $! hostile
 	grep '^expect ' /tmp/peer.hostile > "$RDS_SHARED/peer_hostile.expect"
 	grep '^flood ' /tmp/peer.hostile >> "$RDS_SHARED/peer_hostile.expect"
 	barrier done 900
+	echo "# $(date +%T) host 2: peer done"
 else
-	snap
-	hs0=$(ib_handshakes accepted)
-	pages0=$(cat $P/ib_rx_pages)
-	nosock=$($hostpy counter recv_drop_no_sock)
-	mark=$(dmesg | wc -l)
 	barrier done 900
+	echo "# $(date +%T) host 1: the peer is done"
 	cat "$RDS_SHARED/peer_hostile.expect"
 	read -r _ _ want_bad _ want_resets < <(grep '^expect ' "$RDS_SHARED/peer_hostile.expect")
 	read -r _ _ acc _ ref < <(grep '^flood ' "$RDS_SHARED/peer_hostile.expect")
