@@ -19,6 +19,10 @@
  *   retrans  receive -n messages without acknowledging them, ACK -k,
  *            drop the connection and accept the module's reconnection:
  *            exactly the others come again, flagged RETRANSMITTED
+ *   cong     congestion maps both ways: host 1's port -P congested by
+ *            our messages (its map arrives with the bit set, then clear
+ *            once host 1 reads), then our map congests our port -P + 1
+ *            (host 1's non-blocking send fails) and frees it again
  *   hostile  malformed frames, each on a fresh connection, which the
  *            module must reset (or ignore), while a witness connection
  *            (TOS -w) keeps answering pings
@@ -391,6 +395,111 @@ static int t_retrans(void)
 	check(!p.st.violations, "the module kept every credit rule");
 	stats(&p, "retrans");
 	peer_poll(&p, 200, false);
+	peer_fini(&p);
+	return 0;
+}
+
+/* ---- cong: congestion maps both ways ---------------------------------- */
+
+/* A barrier with host 1 (tools/testing/selftests/barrier), in a VM test. */
+static bool sync_with(const char *name)
+{
+	const char *top = getenv("RDS_TOP");
+	char cmd[512];
+
+	if (!top)
+		return false;
+	snprintf(cmd, sizeof(cmd), "%s/tools/testing/selftests/barrier %s.%s 300",
+		 top, getenv("RDS_TEST") ?: "wire_peer", name);
+	return system(cmd) == 0;
+}
+
+static bool cong_bit(const struct peer_msg *m, u16 port)
+{
+	return m->data[port / 8] & (1u << (port % 8));
+}
+
+/* The next congestion map within tmo_ms whose bit for port is set. */
+static int cong_wait(struct peer *p, u16 port, bool set, int tmo_ms)
+{
+	u64 end = peer_now_ms() + tmo_ms;
+	struct peer_msg m;
+
+	while (peer_now_ms() < end) {
+		if (peer_recv_msg(p, &m, 1000))
+			continue;
+		if ((m.flags & PEER_F_CONG) && m.len == PEER_CONG_BYTES &&
+		    !m.sport && !m.dport && cong_bit(&m, port) == set) {
+			peer_msg_free(&m);
+			return 0;
+		}
+		peer_msg_free(&m);
+	}
+	return -1;
+}
+
+static int cong_send(struct peer *p, u16 port, bool set)
+{
+	static u8 map[PEER_CONG_BYTES];
+
+	memset(map, 0, sizeof(map));
+	if (set)
+		map[port / 8] |= 1u << (port % 8);
+	return peer_send_msg(p, 0, 0, PEER_F_CONG, map, sizeof(map), 10000) ||
+	       peer_send_drain(p, 10000) ||
+	       wait_acked(p, p->tx_next - 1, 10000);
+}
+
+static int t_cong(void)
+{
+	static u8 buf[1500];
+	struct peer_msg m;
+	struct peer p;
+	u64 end;
+	int i, ok;
+
+	if (up(&p, tos, credits)) {
+		check(false, "connected");
+		return 1;
+	}
+	check(sync_with("cong.bound"), "host 1 bound port %d with a small receive buffer",
+	      dport);
+	ok = 1;
+	for (i = 0; i < 8; i++) {
+		fill(buf, i, sizeof(buf));
+		ok &= !peer_send_msg(&p, 7001, dport, 0, buf, sizeof(buf), 10000);
+	}
+	check(ok, "8 messages of %zu bytes sent to host 1 port %d, which does not read",
+	      sizeof(buf), dport);
+	check(!cong_wait(&p, dport, true, 60000),
+	      "the module sent its congestion map: port %d congested", dport);
+	sync_with("cong.congested");
+	/* host 1 reads them: the port is free again */
+	check(!cong_wait(&p, dport, false, 60000),
+	      "the module sent its congestion map: port %d free again", dport);
+	/* Our port dport + 1 congested: host 1's sender must wait. */
+	check(!cong_send(&p, dport + 1, true),
+	      "our map with port %d congested sent and acknowledged", dport + 1);
+	sync_with("cong.peer_congested");
+	sync_with("cong.tried");
+	check(!cong_send(&p, dport + 1, false),
+	      "our map with port %d free sent and acknowledged", dport + 1);
+	sync_with("cong.peer_free");
+	end = peer_now_ms() + 60000;
+	ok = 0;
+	while (!ok && peer_now_ms() < end) {
+		if (peer_recv_msg(&p, &m, 1000))
+			continue;
+		ok = m.dport == dport + 1 && m.len == 5 &&
+		     !memcmp(m.data, "after", 5);
+		peer_msg_free(&m);
+	}
+	check(ok, "host 1's message to port %d arrived once the port was free",
+	      dport + 1);
+	check(!p.st.violations, "the module kept every credit rule");
+	stats(&p, "cong");
+	peer_poll(&p, 200, false);
+	sync_with("cong.end");
 	peer_fini(&p);
 	return 0;
 }
@@ -977,6 +1086,8 @@ int main(int argc, char **argv)
 		r = t_tx();
 	else if (!strcmp(test, "retrans"))
 		r = t_retrans();
+	else if (!strcmp(test, "cong"))
+		r = t_cong();
 	else if (!strcmp(test, "hostile"))
 		r = t_hostile();
 	else if (!strcmp(test, "fuzz"))
@@ -989,7 +1100,7 @@ int main(int argc, char **argv)
 	       !r && !nfail ? "pass" : "fail", nchecks, nfail);
 	return !r && !nfail ? 0 : 1;
 usage:
-	fprintf(stderr, "usage: %s -s SRC -d DST -t rx|tx|retrans|hostile|fuzz "
+	fprintf(stderr, "usage: %s -s SRC -d DST -t rx|tx|retrans|cong|hostile|fuzz "
 		"[-q TOS] [-w WTOS] [-c CREDITS] [-n N] [-k K] [-z SIZES] "
 		"[-S SEED] [-T SECS] [-P PORT] [-W]\n", argv[0]);
 	return 2;

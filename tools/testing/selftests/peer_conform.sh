@@ -18,7 +18,12 @@
 #           grouped;
 #  retrans  the peer receives 20 messages, acknowledges 8 and drops the
 #           connection: the module reconnects to the peer (listening on
-#           18634) and resends exactly the other 12, flagged RETRANSMITTED.
+#           18634) and resends exactly the other 12, flagged RETRANSMITTED;
+#  cong     the peer congests a port of host 1 (small receive buffer, not
+#           read): host 1's map arrives with its bit set, then clear once
+#           host 1 reads; the peer's map congests one of its ports: host
+#           1's non-blocking send to it fails with ENOBUFS, and goes once
+#           the peer's next map frees it.
 . "$(dirname "$0")/peer_lib.sh"
 
 peer_begin
@@ -143,6 +148,26 @@ else
 	check "retrans: host 1 reconnected (connects +$(delta connects) >= 2)" \
 		test "$(delta connects)" -ge 2
 	check "retrans: no bad frame, no RNR on host 1" \
+		test "$(delta bad_frames)" = 0 -a "$(delta rnr)" = 0
+fi
+# --- cong ----------------------------------------------------------------
+[ "$RDS_HOST" = 1 ] && snap
+barrier cg.snap 600
+if [ "$RDS_HOST" = 2 ]; then
+	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t cong -q 11 -c 16 -P 7011 \
+		> /tmp/peer.cg 2>&1 &
+	peer_result /tmp/peer.cg $! cong
+else
+	timeout 600 $hostpy cong "$RDS_ADDR" "$RDS_PEER" 11 7011 > /tmp/host.cg 2>&1
+	rc=$?
+	cat /tmp/host.cg
+	check "cong: host 1's port congested and freed, the peer's congested port refused a send, then took it (exit $rc)" \
+		test $rc = 0
+	check "cong: host 1 sent its map at least twice (cong_sent +$(delta cong_sent))" \
+		test "$(delta cong_sent)" -ge 2
+	check "cong: host 1 took the peer's two maps (cong_recv +$(delta cong_recv))" \
+		test "$(delta cong_recv)" -ge 2
+	check "cong: no bad frame, no RNR on host 1" \
 		test "$(delta bad_frames)" = 0 -a "$(delta rnr)" = 0
 fi
 peer_end

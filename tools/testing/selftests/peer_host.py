@@ -14,6 +14,8 @@
 #       the schedule of wire_peer -t tx: bind PORT, print "# bound", read
 #       every message in order and check it byte for byte, then the end
 #       marker; nothing else may come in between
+#   peer_host.py cong ME PEER TOS PORT
+#       host 1's side of wire_peer -t cong
 #   peer_host.py conns
 #       the RDS connections, messages queued and held per TOS (diagnosis)
 #   peer_host.py counter NAME...
@@ -161,6 +163,45 @@ def main():
                         (k, len(data), n, idx))
         say("received %d bad %d" % (len(sched), bad))
         return 1 if bad else 0
+    if cmd == "cong":
+        # wire_peer -t cong, host 1's side: PORT with a small receive
+        # buffer, not read until the peer saw it congested; then PORT + 1
+        # of the peer congested by its map: a non-blocking send fails
+        # with ENOBUFS, and goes once the peer frees it.
+        import errno
+        me, peer, tos, port = sys.argv[2], sys.argv[3], int(sys.argv[4]), \
+            int(sys.argv[5])
+        r = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+        r.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        r.bind((me, port))
+        fcntl.ioctl(r.fileno(), SIOCRDSSETTOS, struct.pack("B", tos))
+        say("# bound %d, SO_RCVBUF %d" %
+            (port, r.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)))
+        barrier("cong.bound")
+        barrier("cong.congested")
+        r.settimeout(60)
+        for i in range(8):
+            data, addr = r.recvfrom(1 << 16)
+            if data != pattern(i, 1500):
+                say("# message %d: wrong bytes" % i)
+                return 1
+        say("# read the 8 messages")
+        s = sock(me, 0)
+        fcntl.ioctl(s.fileno(), SIOCRDSSETTOS, struct.pack("B", tos))
+        barrier("cong.peer_congested")
+        try:
+            s.sendto(b"early", (peer, port + 1), socket.MSG_DONTWAIT)
+            say("# a send to the congested port %d went" % (port + 1))
+            rc = 1
+        except OSError as e:
+            say("# send to the congested port %d: %s" % (port + 1, e))
+            rc = 0 if e.errno == errno.ENOBUFS else 1
+        barrier("cong.tried")
+        barrier("cong.peer_free")
+        s.sendto(b"after", (peer, port + 1))
+        say("congestion: %s" % ("ok" if rc == 0 else "FAIL"))
+        barrier("cong.end")
+        return rc
     return 2
 
 
