@@ -206,6 +206,17 @@ static void peer_start(struct peer *p)
 	p->gone_why = NULL;
 }
 
+/* A connection request seen while waiting for something else: kept
+ * (not acknowledged) for peer_accept.
+ */
+static bool peer_stash(struct peer *p, struct rdma_cm_event *ev)
+{
+	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST || p->pending)
+		return false;
+	p->pending = ev;
+	return true;
+}
+
 static struct rdma_cm_event *peer_cm_wait(struct peer *p, int tmo_ms)
 {
 	struct rdma_cm_event *ev;
@@ -369,6 +380,11 @@ int peer_listen(struct peer *p, const char *addr, int port)
 
 int peer_accept(struct peer *p, int tmo_ms)
 {
+	return peer_accept_pd(p, tmo_ms, NULL, 0);
+}
+
+int peer_accept_pd(struct peer *p, int tmo_ms, const void *pd, size_t len)
+{
 	u8 buf[sizeof(struct rds_ib_hs_wire)];
 	struct rdma_conn_param cp = { 0 };
 	struct rdma_cm_event *ev;
@@ -377,7 +393,10 @@ int peer_accept(struct peer *p, int tmo_ms)
 	int r;
 
 	for (;;) {
-		ev = peer_cm_wait(p, (int)(end - peer_now_ms()));
+		ev = p->pending;
+		p->pending = NULL;
+		if (!ev)
+			ev = peer_cm_wait(p, (int)(end - peer_now_ms()));
 		if (!ev)
 			return -1;
 		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
@@ -408,8 +427,8 @@ int peer_accept(struct peer *p, int tmo_ms)
 	if (p->theirs.minor < p->mine.minor)
 		p->mine.minor = p->theirs.minor;
 	rds_ib_hs_encode(&p->mine, buf);
-	cp.private_data = buf;
-	cp.private_data_len = sizeof(buf);
+	cp.private_data = pd ? pd : buf;
+	cp.private_data_len = pd ? len : sizeof(buf);
 	cp.responder_resources = 1;
 	cp.initiator_depth = 1;
 	cp.rnr_retry_count = 7;
@@ -419,6 +438,8 @@ int peer_accept(struct peer *p, int tmo_ms)
 		ev = peer_cm_wait(p, (int)(end - peer_now_ms()) + 5000);
 		if (!ev)
 			goto err;
+		if (ev->id != id && peer_stash(p, ev))
+			continue;
 		r = ev->event;
 		rdma_ack_cm_event(ev);
 		if (r == RDMA_CM_EVENT_ESTABLISHED)
@@ -447,6 +468,8 @@ void peer_disconnect(struct peer *p)
 	while ((ev = peer_cm_wait(p, p->gone ? 10 : 2000)) != NULL) {
 		int e = ev->event;
 
+		if (peer_stash(p, ev))
+			continue;
 		rdma_ack_cm_event(ev);
 		if (e == RDMA_CM_EVENT_DISCONNECTED)
 			break;
@@ -466,6 +489,14 @@ void peer_disconnect(struct peer *p)
 void peer_fini(struct peer *p)
 {
 	peer_disconnect(p);
+	if (p->pending) {
+		struct rdma_cm_id *child = p->pending->id;
+
+		rdma_reject(child, NULL, 0);
+		rdma_ack_cm_event(p->pending);
+		rdma_destroy_id(child);
+		p->pending = NULL;
+	}
 	if (p->listen_id)
 		rdma_destroy_id(p->listen_id);
 	if (p->ec)
@@ -898,6 +929,8 @@ static void peer_cm_events(struct peer *p)
 		int e = ev->event;
 		bool ours = ev->id == p->id;
 
+		if (peer_stash(p, ev))
+			continue;
 		rdma_ack_cm_event(ev);
 		if (ours && (e == RDMA_CM_EVENT_DISCONNECTED ||
 			     e == RDMA_CM_EVENT_DEVICE_REMOVAL ||

@@ -94,6 +94,7 @@ struct peer {
 	struct rdma_event_channel *ec;
 	struct rdma_cm_id	*id;
 	struct rdma_cm_id	*listen_id;
+	struct rdma_cm_event	*pending;	/* a request not yet taken */
 	struct ibv_pd		*pd;
 	struct ibv_comp_channel	*ch;
 	struct ibv_cq		*scq, *rcq;
@@ -154,6 +155,8 @@ int peer_connect_hs(struct peer *p, const char *src, const char *dst,
  */
 int peer_listen(struct peer *p, const char *addr, int port);
 int peer_accept(struct peer *p, int tmo_ms);
+/* The same, answering with len bytes of pd instead (any private data). */
+int peer_accept_pd(struct peer *p, int tmo_ms, const void *pd, size_t len);
 
 void peer_disconnect(struct peer *p);
 

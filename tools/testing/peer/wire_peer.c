@@ -19,6 +19,8 @@
  *   retrans  receive -n messages without acknowledging them, ACK -k,
  *            drop the connection and accept the module's reconnection:
  *            exactly the others come again, flagged RETRANSMITTED
+ *   active   listen: the module connects to us (host 1 sends -n messages);
+ *            the first two answers are malformed, the third valid
  *   cong     congestion maps both ways: host 1's port -P congested by
  *            our messages (its map arrives with the bit set, then clear
  *            once host 1 reads), then our map congests our port -P + 1
@@ -394,6 +396,67 @@ static int t_retrans(void)
 	check(!p.qn, "nothing beyond them (%u more)", p.qn);
 	check(!p.st.violations, "the module kept every credit rule");
 	stats(&p, "retrans");
+	peer_poll(&p, 200, false);
+	peer_fini(&p);
+	return 0;
+}
+
+/* ---- active: the module connects to us ---------------------------------- */
+
+/* Host 1 sends -n messages to us on a TOS nobody connected yet: its
+ * module connects to us.  The first request is accepted with a malformed
+ * handshake (magic wrong), the second with one whose rx_next acknowledges
+ * messages never sent: the module must count each, end the attempt and
+ * try again; the third is answered properly and the messages arrive.
+ */
+static int t_active(void)
+{
+	struct peer p;
+	struct peer_msg m;
+	u8 junk[40];
+	int i, got = 0, bad = 0;
+
+	if (peer_init(&p, credits))
+		return 1;
+	check(!peer_listen(&p, src, PEER_RDS_PORT), "listening on %s:%d", src,
+	      PEER_RDS_PORT);
+	printf("up\n");
+	fflush(stdout);
+	peer_hs_default(&p.mine, gen_new(), credits, tos);
+	rds_ib_hs_encode(&p.mine, junk);
+	junk[0] ^= 0xff;
+	/* The module sees ESTABLISHED, then a bad handshake: it ends it. */
+	check(!peer_accept_pd(&p, 180000, junk, sizeof(junk)) &&
+	      !peer_wait_gone(&p, 30000),
+	      "request 1 (tx_first %llu) answered with a bad magic: the module ended it",
+	      (unsigned long long)p.theirs.hello.tx_first);
+	peer_disconnect(&p);
+	/* An rx_next acknowledging what it never sent. */
+	p.mine.hello.peer_gen = p.theirs.hello.gen;
+	p.mine.hello.rx_next = p.theirs.hello.tx_first + 1000;
+	check(!peer_accept(&p, 180000) && !peer_wait_gone(&p, 30000),
+	      "request 2 answered acknowledging 1000 messages never sent: the module ended it");
+	peer_disconnect(&p);
+	p.mine.hello.peer_gen = 0;
+	p.mine.hello.rx_next = 1;
+	if (peer_accept(&p, 180000)) {
+		check(false, "request 3 accepted");
+		peer_fini(&p);
+		return 1;
+	}
+	check(true, "request 3 accepted with a valid handshake");
+	for (i = 0; i < count; i++) {
+		if (peer_recv_msg(&p, &m, 180000))
+			break;
+		got++;
+		if (!pattern_ok(&m, i, sizes[i % nsizes]) || m.dport != dport)
+			bad++;
+		peer_msg_free(&m);
+	}
+	check(got == count && !bad, "the %d messages arrived intact, in order (%d bad)",
+	      count, bad);
+	check(!p.st.violations, "the module kept every credit rule");
+	stats(&p, "active");
 	peer_poll(&p, 200, false);
 	peer_fini(&p);
 	return 0;
@@ -1088,6 +1151,8 @@ int main(int argc, char **argv)
 		r = t_retrans();
 	else if (!strcmp(test, "cong"))
 		r = t_cong();
+	else if (!strcmp(test, "active"))
+		r = t_active();
 	else if (!strcmp(test, "hostile"))
 		r = t_hostile();
 	else if (!strcmp(test, "fuzz"))
@@ -1100,7 +1165,7 @@ int main(int argc, char **argv)
 	       !r && !nfail ? "pass" : "fail", nchecks, nfail);
 	return !r && !nfail ? 0 : 1;
 usage:
-	fprintf(stderr, "usage: %s -s SRC -d DST -t rx|tx|retrans|cong|hostile|fuzz "
+	fprintf(stderr, "usage: %s -s SRC -d DST -t rx|tx|retrans|active|cong|hostile|fuzz "
 		"[-q TOS] [-w WTOS] [-c CREDITS] [-n N] [-k K] [-z SIZES] "
 		"[-S SEED] [-T SECS] [-P PORT] [-W]\n", argv[0]);
 	return 2;

@@ -34,7 +34,7 @@ nsz=$(echo "$sz" | tr , '\n' | wc -l)
 [ "$RDS_HOST" = 1 ] && snap
 barrier rx.snap 600
 if [ "$RDS_HOST" = 2 ]; then
-	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t rx -q 2 -c 16 -z "$sz" \
+	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t rx -q 102 -c 16 -z "$sz" \
 		-n $((2 * nsz)) -P 7002 > /tmp/peer.rx 2>&1 &
 	pid=$!
 	check "rx: peer connected" peer_up /tmp/peer.rx
@@ -45,7 +45,7 @@ if [ "$RDS_HOST" = 2 ]; then
 	peer_result /tmp/peer.rx $pid rx
 else
 	barrier rx.up 180
-	$hostpy send "$RDS_ADDR" "$RDS_PEER" 2 7002 "$sz" $((2 * nsz)) \
+	$hostpy send "$RDS_ADDR" "$RDS_PEER" 102 7002 "$sz" $((2 * nsz)) \
 		rx.done > /tmp/host.rx 2>&1 &
 	spid=$!
 	barrier rx.fin 600
@@ -64,7 +64,7 @@ fi
 [ "$RDS_HOST" = 1 ] && snap
 barrier wh.snap 600
 if [ "$RDS_HOST" = 2 ]; then
-	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t rx -q 3 -c 4 -W -z 100,5000 \
+	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t rx -q 103 -c 4 -W -z 100,5000 \
 		-n 12 -P 7003 > /tmp/peer.wh 2>&1 &
 	pid=$!
 	check "withhold: peer connected" peer_up /tmp/peer.wh
@@ -75,7 +75,7 @@ if [ "$RDS_HOST" = 2 ]; then
 	peer_result /tmp/peer.wh $pid withhold
 else
 	barrier wh.up 180
-	$hostpy send "$RDS_ADDR" "$RDS_PEER" 3 7003 100,5000 12 wh.done \
+	$hostpy send "$RDS_ADDR" "$RDS_PEER" 103 7003 100,5000 12 wh.done \
 		> /tmp/host.wh 2>&1 &
 	spid=$!
 	barrier wh.fin 600
@@ -115,7 +115,7 @@ if [ "$RDS_HOST" = 1 ]; then
 		test "$(delta bad_frames)" = 0 -a "$(delta rnr)" = 0
 else
 	barrier tx.bound 180
-	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t tx -q 4 -c 16 -z "$sz" \
+	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t tx -q 104 -c 16 -z "$sz" \
 		-n $burst -P 7004 > /tmp/peer.tx 2>&1 &
 	peer_result /tmp/peer.tx $! tx
 	barrier tx.done 600
@@ -125,7 +125,7 @@ fi
 [ "$RDS_HOST" = 1 ] && snap
 barrier rt.snap 600
 if [ "$RDS_HOST" = 2 ]; then
-	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t retrans -q 6 -c 16 \
+	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t retrans -q 106 -c 16 \
 		-z 100,5000,300 -n 20 -k 8 -P 7006 > /tmp/peer.rt 2>&1 &
 	pid=$!
 	check "retrans: peer connected" peer_up /tmp/peer.rt
@@ -136,7 +136,7 @@ if [ "$RDS_HOST" = 2 ]; then
 	peer_result /tmp/peer.rt $pid retrans
 else
 	barrier rt.up 180
-	$hostpy send "$RDS_ADDR" "$RDS_PEER" 6 7006 100,5000,300 20 rt.done \
+	$hostpy send "$RDS_ADDR" "$RDS_PEER" 106 7006 100,5000,300 20 rt.done \
 		> /tmp/host.rt 2>&1 &
 	spid=$!
 	barrier rt.fin 600
@@ -154,11 +154,11 @@ fi
 [ "$RDS_HOST" = 1 ] && snap
 barrier cg.snap 600
 if [ "$RDS_HOST" = 2 ]; then
-	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t cong -q 11 -c 16 -P 7011 \
+	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t cong -q 111 -c 16 -P 7011 \
 		> /tmp/peer.cg 2>&1 &
 	peer_result /tmp/peer.cg $! cong
 else
-	timeout 600 $hostpy cong "$RDS_ADDR" "$RDS_PEER" 11 7011 > /tmp/host.cg 2>&1
+	timeout 600 $hostpy cong "$RDS_ADDR" "$RDS_PEER" 111 7011 > /tmp/host.cg 2>&1
 	rc=$?
 	cat /tmp/host.cg
 	check "cong: host 1's port congested and freed, the peer's congested port refused a send, then took it (exit $rc)" \

@@ -25,7 +25,7 @@ peer_begin
 if [ "$RDS_HOST" = 2 ]; then
 	echo "# fuzz: seed $seed, $secs s (FUZZ_SEED=$seed replays it)"
 	timeout $((secs + 300)) "$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t fuzz \
-		-q 9 -w 10 -c 16 -P 7010 -S "$seed" -T "$secs" \
+		-q 109 -w 110 -c 16 -P 7010 -S "$seed" -T "$secs" \
 		> /tmp/peer.fuzz 2>&1 &
 	peer_result /tmp/peer.fuzz $! fuzz
 	grep '^fuzz: seed .* runs' /tmp/peer.fuzz > "$RDS_SHARED/peer_fuzz.out"

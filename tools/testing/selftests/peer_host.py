@@ -36,8 +36,16 @@ SO_SNDBUFFORCE = 32
 SO_RCVBUFFORCE = 33
 
 
+_BASE = bytes((7 * j) & 0xff for j in range(512))
+_ROT = [bytes((x + c) & 0xff for x in range(256)) for c in range(256)]
+
+
 def pattern(idx, n):
-    return bytes((idx * 31 + k * 7 + (k >> 9)) & 0xff for k in range(n))
+    """peer_pattern(idx, k) for k < n, 512 bytes (one k >> 9) at a time."""
+    out = []
+    for b in range((n + 511) // 512):
+        out.append(_BASE.translate(_ROT[(idx * 31 + 7 * 512 * b + b) & 0xff]))
+    return b"".join(out)[:n]
 
 
 def say(line):
@@ -155,7 +163,17 @@ def main():
         say("# bound")
         bad = 0
         for k, (idx, n) in enumerate(sched):
-            data, addr = s.recvfrom(1 << 21)
+            try:
+                data, addr = s.recvfrom(1 << 21)
+            except socket.timeout:
+                c = counters()
+                say("# timed out waiting for message %d of %d (idx %d, %d bytes); "
+                    "recv_queued %d drop_no_sock %d drop_old_seq %d" %
+                    (k, len(sched), idx, n, c.get("recv_queued", -1),
+                     c.get("recv_drop_no_sock", -1),
+                     c.get("recv_drop_old_seq", -1)))
+                conns()
+                return 1
             if data != pattern(idx, n):
                 bad += 1
                 if bad <= 5:

@@ -6,8 +6,9 @@
 # host 2 runs the user-space peer (build/peer/wire_peer), which is the only
 # RDS endpoint at 10.0.0.2 while they run: host 2's module is unloaded for
 # the test (so that host 1's module, connecting to 10.0.0.2, meets the
-# peer) and loaded again at its end.  Each test uses its own TOS, so host
-# 1 gives it a fresh RDS connection.
+# peer) and loaded again at its end, or when the harness stops the test.
+# Each test uses its own TOS (101..112, beyond ib_memory_test's 1..12), so
+# host 1 gives it a fresh RDS connection.
 . "$(dirname "$0")/lib.sh"
 
 peer=$RDS_BUILD/peer/wire_peer
@@ -20,10 +21,16 @@ PEER_SIZES=0,1,47,48,49,4047,4048,4049,4095,4096,4097,8191,8192,8193,12287,12288
 
 # peer_begin: host 2 unloads its module (the peer takes its address).
 peer_begin() {
-	rds_loaded || { ksft_fail "rds loaded"; ksft_exit; }
 	if [ "$RDS_HOST" = 2 ]; then
-		check "host 2: our module unloaded for the peer" \
-			timeout 60 rmmod rds
+		# Whatever happens to the test, the module is loaded again.
+		trap 'rds_loaded || rds_insmod' EXIT
+		trap 'exit 1' TERM INT
+		if rds_loaded; then
+			check "host 2: our module unloaded for the peer" \
+				timeout 60 rmmod rds
+		fi
+	else
+		rds_loaded || { ksft_fail "rds loaded"; ksft_exit; }
 	fi
 	barrier begin 120 || { ksft_fail "barrier begin"; ksft_exit; }
 }
