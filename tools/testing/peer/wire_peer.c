@@ -472,7 +472,7 @@ static bool sync_with(const char *name)
 
 	if (!top)
 		return false;
-	snprintf(cmd, sizeof(cmd), "%s/tools/testing/selftests/barrier %s.%s 300",
+	snprintf(cmd, sizeof(cmd), "%s/tools/testing/selftests/barrier %s.%s 120",
 		 top, getenv("RDS_TEST") ?: "wire_peer", name);
 	return system(cmd) == 0;
 }
@@ -525,8 +525,10 @@ static int t_cong(void)
 		check(false, "connected");
 		return 1;
 	}
-	check(sync_with("cong.bound"), "host 1 bound port %d with a small receive buffer",
-	      dport);
+	ok = sync_with("cong.bound");
+	check(ok, "host 1 bound port %d with a small receive buffer", dport);
+	if (!ok)
+		goto out;
 	ok = 1;
 	for (i = 0; i < 8; i++) {
 		fill(buf, i, sizeof(buf));
@@ -536,18 +538,20 @@ static int t_cong(void)
 	      sizeof(buf), dport);
 	check(!cong_wait(&p, dport, true, 60000),
 	      "the module sent its congestion map: port %d congested", dport);
-	sync_with("cong.congested");
+	if (!sync_with("cong.congested"))
+		goto lost;
 	/* host 1 reads them: the port is free again */
 	check(!cong_wait(&p, dport, false, 60000),
 	      "the module sent its congestion map: port %d free again", dport);
 	/* Our port dport + 1 congested: host 1's sender must wait. */
 	check(!cong_send(&p, dport + 1, true),
 	      "our map with port %d congested sent and acknowledged", dport + 1);
-	sync_with("cong.peer_congested");
-	sync_with("cong.tried");
+	if (!sync_with("cong.peer_congested") || !sync_with("cong.tried"))
+		goto lost;
 	check(!cong_send(&p, dport + 1, false),
 	      "our map with port %d free sent and acknowledged", dport + 1);
-	sync_with("cong.peer_free");
+	if (!sync_with("cong.peer_free"))
+		goto lost;
 	end = peer_now_ms() + 60000;
 	ok = 0;
 	while (!ok && peer_now_ms() < end) {
@@ -562,7 +566,11 @@ static int t_cong(void)
 	check(!p.st.violations, "the module kept every credit rule");
 	stats(&p, "cong");
 	peer_poll(&p, 200, false);
-	sync_with("cong.end");
+	if (sync_with("cong.end"))
+		goto out;
+lost:
+	check(false, "host 1 kept step (a barrier failed)");
+out:
 	peer_fini(&p);
 	return 0;
 }

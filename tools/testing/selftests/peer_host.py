@@ -85,7 +85,8 @@ def conns():
         say("# conn %s -> %s tos %d %s next_tx %d next_rx %d flags %x" %
             (socket.inet_ntoa(la), socket.inet_ntoa(fa), tos,
              tr.split(b"\0")[0].decode(), tx, rx, fl))
-    for name, opt in (("queued", 10003), ("held", 10004)):
+    for name, opt in (("queued", 10003), ("held", 10004),
+                      ("on sockets", 10005)):
         raw = info(opt)
         per = {}
         for off in range(0, len(raw) - 25, 26):
@@ -208,7 +209,7 @@ def main():
         fcntl.ioctl(s.fileno(), SIOCRDSSETTOS, struct.pack("B", tos))
         barrier("cong.peer_congested")
         try:
-            s.sendto(b"early", (peer, port + 1), socket.MSG_DONTWAIT)
+            s.sendto(b"early", socket.MSG_DONTWAIT, (peer, port + 1))
             say("# a send to the congested port %d went" % (port + 1))
             rc = 1
         except OSError as e:
