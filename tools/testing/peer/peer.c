@@ -275,7 +275,11 @@ static int peer_attempt(struct peer *p, struct sockaddr_in *src,
 	cp.private_data_len = len;
 	cp.responder_resources = 1;
 	cp.initiator_depth = 1;
-	cp.retry_count = 6;
+	/* 7: rxe retries for ever.  Under emulation a guest can stall past
+	 * any finite transport timeout; the test peer then sees the module's
+	 * own verdict (reset, heartbeat) rather than its own retry error.
+	 */
+	cp.retry_count = 7;
 	cp.rnr_retry_count = 7;
 	if (rdma_connect(id, &cp))
 		goto out;
@@ -431,6 +435,7 @@ int peer_accept_pd(struct peer *p, int tmo_ms, const void *pd, size_t len)
 	cp.private_data_len = pd ? len : sizeof(buf);
 	cp.responder_resources = 1;
 	cp.initiator_depth = 1;
+	cp.retry_count = 7;
 	cp.rnr_retry_count = 7;
 	if (rdma_accept(id, &cp))
 		goto err;
