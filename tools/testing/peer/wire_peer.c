@@ -426,9 +426,9 @@ static int t_active(void)
 	rds_ib_hs_encode(&p.mine, junk);
 	junk[0] ^= 0xff;
 	/* The module sees ESTABLISHED, then a bad handshake: it ends it. */
-	check(!peer_accept_pd(&p, 180000, junk, sizeof(junk)) &&
-	      !peer_wait_gone(&p, 30000),
-	      "request 1 (tx_first %llu) answered with a bad magic: the module ended it",
+	i = !peer_accept_pd(&p, 180000, junk, sizeof(junk)) &&
+	    !peer_wait_gone(&p, 30000);
+	check(i, "request 1 (tx_first %llu) answered with a bad magic: the module ended it",
 	      (unsigned long long)p.theirs.hello.tx_first);
 	peer_disconnect(&p);
 	/* An rx_next acknowledging what it never sent. */
