@@ -541,6 +541,8 @@ static int peer_reap_tx(struct peer *p)
 	return ret;
 }
 
+static void peer_cm_events(struct peer *p);
+
 int peer_send_drain(struct peer *p, int tmo_ms)
 {
 	u64 end = peer_now_ms() + tmo_ms;
@@ -551,7 +553,11 @@ int peer_send_drain(struct peer *p, int tmo_ms)
 			ret = -1;
 		if (!p->tx_busy)
 			break;
-		if ((s64)(end - peer_now_ms()) <= 0)
+		/* A reset by the module: our SENDs would be retried for ever
+		 * (retry count 7), the CM says the connection is gone.
+		 */
+		peer_cm_events(p);
+		if (p->gone || (s64)(end - peer_now_ms()) <= 0)
 			return -1;
 		usleep(100);
 	}

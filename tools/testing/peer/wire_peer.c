@@ -988,7 +988,7 @@ static int fuzz_one(struct peer *p, unsigned long *mutated)
 		/* valid traffic: messages, control, packed */
 		if (what < 16)
 			return peer_send_msg(p, 7001, dport + rnd() % 4, 0,
-					     d, len, 5000);
+					     d, len, 2000);
 		if (what < 18)
 			return peer_send_ctrl(p, rnd() % 2 ? RDS_IB_FLAG_HB : 0);
 		{
@@ -997,7 +997,7 @@ static int fuzz_one(struct peer *p, unsigned long *mutated)
 				      rnd() % 500 };
 
 			return peer_send_packed(p, 7001, dport, 2 + rnd() % 3,
-						pd, pl, 5000);
+						pd, pl, 2000);
 		}
 	}
 	/* a mutated frame */
@@ -1077,7 +1077,8 @@ static int t_fuzz(void)
 			/* Does the module still talk on it? A ping to port
 			 * 0 comes back as a pong from port 0.
 			 */
-			peer_send_drain(&p, 5000);
+			peer_send_drain(&p, 2000);
+			peer_poll(&witness, 0, false);
 			peer_poll(&p, 50, false);
 			if (p.gone) {
 				resets++;
