@@ -37,6 +37,7 @@
 #include <stdarg.h>
 #include <getopt.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -464,17 +465,34 @@ static int t_active(void)
 
 /* ---- cong: congestion maps both ways ---------------------------------- */
 
-/* A barrier with host 1 (tools/testing/selftests/barrier), in a VM test. */
-static bool sync_with(const char *name)
+/* A barrier with host 1 (tools/testing/selftests/barrier), in a VM test,
+ * while p keeps answering the module (its heartbeat ends a connection
+ * silent for 5 intervals, and host 1 may take that long under load).
+ */
+static bool sync_with(struct peer *p, const char *name)
 {
 	const char *top = getenv("RDS_TOP");
-	char cmd[512];
+	char bar[512], full[256];
+	pid_t pid;
+	int st;
 
 	if (!top)
 		return false;
-	snprintf(cmd, sizeof(cmd), "%s/tools/testing/selftests/barrier %s.%s 120",
-		 top, getenv("RDS_TEST") ?: "wire_peer", name);
-	return system(cmd) == 0;
+	snprintf(bar, sizeof(bar), "%s/tools/testing/selftests/barrier", top);
+	snprintf(full, sizeof(full), "%s.%s", getenv("RDS_TEST") ?: "wire_peer",
+		 name);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return false;
+	if (!pid) {
+		execl(bar, bar, full, "120", (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, WNOHANG) == 0)
+		if (!p || peer_poll(p, 100, false) < 0)
+			usleep(100000);
+	return WIFEXITED(st) && !WEXITSTATUS(st);
 }
 
 static bool cong_bit(const struct peer_msg *m, u16 port)
@@ -525,7 +543,7 @@ static int t_cong(void)
 		check(false, "connected");
 		return 1;
 	}
-	ok = sync_with("cong.bound");
+	ok = sync_with(&p, "cong.bound");
 	check(ok, "host 1 bound port %d with a small receive buffer", dport);
 	if (!ok)
 		goto out;
@@ -538,7 +556,7 @@ static int t_cong(void)
 	      sizeof(buf), dport);
 	check(!cong_wait(&p, dport, true, 60000),
 	      "the module sent its congestion map: port %d congested", dport);
-	if (!sync_with("cong.congested"))
+	if (!sync_with(&p, "cong.congested"))
 		goto lost;
 	/* host 1 reads them: the port is free again */
 	check(!cong_wait(&p, dport, false, 60000),
@@ -546,11 +564,11 @@ static int t_cong(void)
 	/* Our port dport + 1 congested: host 1's sender must wait. */
 	check(!cong_send(&p, dport + 1, true),
 	      "our map with port %d congested sent and acknowledged", dport + 1);
-	if (!sync_with("cong.peer_congested") || !sync_with("cong.tried"))
+	if (!sync_with(&p, "cong.peer_congested") || !sync_with(&p, "cong.tried"))
 		goto lost;
 	check(!cong_send(&p, dport + 1, false),
 	      "our map with port %d free sent and acknowledged", dport + 1);
-	if (!sync_with("cong.peer_free"))
+	if (!sync_with(&p, "cong.peer_free"))
 		goto lost;
 	end = peer_now_ms() + 60000;
 	ok = 0;
@@ -566,7 +584,7 @@ static int t_cong(void)
 	check(!p.st.violations, "the module kept every credit rule");
 	stats(&p, "cong");
 	peer_poll(&p, 200, false);
-	if (sync_with("cong.end"))
+	if (sync_with(&p, "cong.end"))
 		goto out;
 lost:
 	check(false, "host 1 kept step (a barrier failed)");
