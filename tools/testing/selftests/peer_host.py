@@ -1,0 +1,227 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# The module's side of the wire-peer tests (peer_*.sh): AF_RDS sockets on
+# the host that runs the module, talking to the user-space peer
+# (tools/testing/peer/wire_peer) on the other host.  Message i of a run
+# carries peer_pattern(i, k) = (i * 31 + k * 7 + (k >> 9)) & 0xff, as in
+# tools/testing/peer/peer.h.
+#
+#   peer_host.py send ME PEER TOS DPORT SIZES N [BARRIER]
+#       send N messages (sizes cycled from the comma list SIZES) to
+#       PEER:DPORT on TOS, then keep the socket until BARRIER passed
+#   peer_host.py recvtx ME PORT SIZES COUNT
+#       the schedule of wire_peer -t tx: bind PORT, print "# bound", read
+#       every message in order and check it byte for byte, then the end
+#       marker; nothing else may come in between
+#   peer_host.py cong ME PEER TOS PORT
+#       host 1's side of wire_peer -t cong
+#   peer_host.py conns
+#       the RDS connections, messages queued and held per TOS (diagnosis)
+#   peer_host.py counter NAME...
+#       the RDS counters (RDS_INFO_COUNTERS) of those names
+import ctypes
+import fcntl
+import os
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+SOL_RDS = 276
+RDS_INFO_COUNTERS = 10000
+SIOCRDSSETTOS = 0x89E0
+SO_SNDBUFFORCE = 32
+SO_RCVBUFFORCE = 33
+
+
+_BASE = bytes((7 * j) & 0xff for j in range(512))
+_ROT = [bytes((x + c) & 0xff for x in range(256)) for c in range(256)]
+
+
+def pattern(idx, n):
+    """peer_pattern(idx, k) for k < n, 512 bytes (one k >> 9) at a time."""
+    out = []
+    for b in range((n + 511) // 512):
+        out.append(_BASE.translate(_ROT[(idx * 31 + 7 * 512 * b + b) & 0xff]))
+    return b"".join(out)[:n]
+
+
+def say(line):
+    print(line)
+    sys.stdout.flush()
+
+
+def sock(me, port):
+    s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+    # Root: past wmem_max/rmem_max, or a 1 MiB message is EMSGSIZE.
+    s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, 8 << 20)
+    s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 8 << 20)
+    s.bind((me, port))
+    return s
+
+
+def info(opt):
+    """The records of getsockopt(SOL_RDS, opt) (the socket module caps
+    getsockopt buffers at 1 KiB: through libc)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+    size = 1 << 18
+    buf = ctypes.create_string_buffer(size)
+    ln = ctypes.c_uint(size)
+    r = libc.getsockopt(s.fileno(), SOL_RDS, opt, buf, ctypes.byref(ln))
+    s.close()
+    if r < 0:
+        raise OSError(ctypes.get_errno(), "RDS_INFO %d" % opt)
+    return buf.raw[:ln.value]
+
+
+def conns():
+    """RDS_INFO_CONNECTIONS, the messages queued and held, per TOS."""
+    raw = info(10001)
+    for off in range(0, len(raw) - 41, 42):
+        tx, rx, la, fa, tr, fl, tos = struct.unpack_from("<QQ4s4s16sBB", raw, off)
+        say("# conn %s -> %s tos %d %s next_tx %d next_rx %d flags %x" %
+            (socket.inet_ntoa(la), socket.inet_ntoa(fa), tos,
+             tr.split(b"\0")[0].decode(), tx, rx, fl))
+    for name, opt in (("queued", 10003), ("held", 10004),
+                      ("on sockets", 10005)):
+        raw = info(opt)
+        per = {}
+        for off in range(0, len(raw) - 25, 26):
+            seq, ln, la, fa, lp, fp, fl, tos = struct.unpack_from(
+                "<QI4s4sHHBB", raw, off)
+            per[tos] = per.get(tos, 0) + 1
+        say("# %s messages by tos: %s" % (name, per))
+
+
+def counters():
+    out = {}
+    raw = info(RDS_INFO_COUNTERS)
+    for off in range(0, len(raw) - 39, 40):
+        name, val = struct.unpack_from("32sQ", raw, off)
+        out[name.split(b"\0")[0].decode()] = val
+    return out
+
+
+def barrier(name):
+    subprocess.run([os.environ["RDS_TOP"] + "/tools/testing/selftests/barrier",
+                    "%s.%s" % (os.environ["RDS_TEST"], name), "600"],
+                   check=True)
+
+
+def tx_schedule(sizes, count):
+    """The messages wire_peer -t tx sends: (idx, len), then the marker."""
+    out = [(i, n) for i, n in enumerate(sizes)]
+    idx = len(sizes)
+    for j in range(2, 5):
+        for i in range(j):
+            out.append((idx + i, 1 + (i * 97 + j * 13) % 600))
+        idx += j
+    for i in range(count):
+        out.append((idx, 64))
+        idx += 1
+    out.append((idx, 8))
+    return out
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == "conns":
+        conns()
+        return 0
+    if cmd == "counter":
+        c = counters()
+        for name in sys.argv[2:]:
+            say(str(c[name]))
+        return 0
+    if cmd == "send":
+        me, peer, tos, dport = sys.argv[2], sys.argv[3], int(sys.argv[4]), \
+            int(sys.argv[5])
+        sizes = [int(x) for x in sys.argv[6].split(",")]
+        n = int(sys.argv[7])
+        s = sock(me, 0)
+        fcntl.ioctl(s.fileno(), SIOCRDSSETTOS, struct.pack("B", tos))
+        say("# sending %d from %s (%s)" % (n, s.getsockname(), time.strftime("%T")))
+        for i in range(n):
+            try:
+                s.sendto(pattern(i, sizes[i % len(sizes)]), (peer, dport))
+            except OSError as e:
+                say("# message %d (%d bytes): %s" % (i, sizes[i % len(sizes)], e))
+                return 1
+        say("# sent %d (%s)" % (n, time.strftime("%T")))
+        if len(sys.argv) > 8:
+            barrier(sys.argv[8])
+        s.close()
+        return 0
+    if cmd == "recvtx":
+        me, port = sys.argv[2], int(sys.argv[3])
+        sizes = [int(x) for x in sys.argv[4].split(",")]
+        sched = tx_schedule(sizes, int(sys.argv[5]))
+        s = sock(me, port)
+        s.settimeout(120)
+        say("# bound")
+        bad = 0
+        for k, (idx, n) in enumerate(sched):
+            try:
+                data, addr = s.recvfrom(1 << 21)
+            except socket.timeout:
+                c = counters()
+                say("# timed out waiting for message %d of %d (idx %d, %d bytes); "
+                    "recv_queued %d drop_no_sock %d drop_old_seq %d" %
+                    (k, len(sched), idx, n, c.get("recv_queued", -1),
+                     c.get("recv_drop_no_sock", -1),
+                     c.get("recv_drop_old_seq", -1)))
+                conns()
+                return 1
+            if data != pattern(idx, n):
+                bad += 1
+                if bad <= 5:
+                    say("# message %d: %d bytes, want %d (idx %d)" %
+                        (k, len(data), n, idx))
+        say("received %d bad %d" % (len(sched), bad))
+        return 1 if bad else 0
+    if cmd == "cong":
+        # wire_peer -t cong, host 1's side: PORT with a small receive
+        # buffer, not read until the peer saw it congested; then PORT + 1
+        # of the peer congested by its map: a non-blocking send fails
+        # with ENOBUFS, and goes once the peer frees it.
+        import errno
+        me, peer, tos, port = sys.argv[2], sys.argv[3], int(sys.argv[4]), \
+            int(sys.argv[5])
+        r = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+        r.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        r.bind((me, port))
+        fcntl.ioctl(r.fileno(), SIOCRDSSETTOS, struct.pack("B", tos))
+        say("# bound %d, SO_RCVBUF %d" %
+            (port, r.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)))
+        barrier("cong.bound")
+        barrier("cong.congested")
+        r.settimeout(60)
+        for i in range(8):
+            data, addr = r.recvfrom(1 << 16)
+            if data != pattern(i, 1500):
+                say("# message %d: wrong bytes" % i)
+                return 1
+        say("# read the 8 messages")
+        s = sock(me, 0)
+        fcntl.ioctl(s.fileno(), SIOCRDSSETTOS, struct.pack("B", tos))
+        barrier("cong.peer_congested")
+        try:
+            s.sendto(b"early", socket.MSG_DONTWAIT, (peer, port + 1))
+            say("# a send to the congested port %d went" % (port + 1))
+            rc = 1
+        except OSError as e:
+            say("# send to the congested port %d: %s" % (port + 1, e))
+            rc = 0 if e.errno == errno.ENOBUFS else 1
+        barrier("cong.tried")
+        barrier("cong.peer_free")
+        s.sendto(b"after", (peer, port + 1))
+        say("congestion: %s" % ("ok" if rc == 0 else "FAIL"))
+        barrier("cong.end")
+        return rc
+    return 2
+
+
+sys.exit(main())
