@@ -103,8 +103,11 @@ static void rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm)
 		rds_inc_put(&rm->m_inc);
 	}
 
-	/* Queued to its socket or dropped for good: acknowledge it. */
-	WRITE_ONCE(ic->i_rx_delivered, seq);
+	/* Queued to its socket or dropped for good: acknowledge it.  A
+	 * duplicate the receive path dropped must not move the ACK back.
+	 */
+	if (rds_seq_after(seq, READ_ONCE(ic->i_rx_delivered)))
+		WRITE_ONCE(ic->i_rx_delivered, seq);
 	spin_lock_bh(&ic->i_lock);
 	ic->i_rx_unacked++;
 	ic->i_rx_unacked_bytes += len;
