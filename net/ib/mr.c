@@ -457,11 +457,17 @@ int rds_ib_atomic_check(struct rds_sock *rs, enum ib_wr_opcode op)
 	struct rds_ib_device *rdev;
 	bool ok;
 
+	bool masked = op == IB_WR_MASKED_ATOMIC_CMP_AND_SWP ||
+		      op == IB_WR_MASKED_ATOMIC_FETCH_AND_ADD;
+
 	rdev = rds_ib_device_of_addr(&rs->rs_bound_addr);
+	/* No device now (removed, not back yet): the message waits for
+	 * one like any other; a masked op, which few devices have, is to
+	 * be tried again once one is there.
+	 */
 	if (!rdev)
-		return -ENODEV;
-	if (op == IB_WR_MASKED_ATOMIC_CMP_AND_SWP ||
-	    op == IB_WR_MASKED_ATOMIC_FETCH_AND_ADD)
+		return masked ? -EAGAIN : 0;
+	if (masked)
 		ok = rdev->rd_dev->attrs.masked_atomic_cap != IB_ATOMIC_NONE;
 	else
 		ok = rdev->rd_dev->attrs.atomic_cap != IB_ATOMIC_NONE;
