@@ -60,6 +60,9 @@ module_param_named(ib_mr_max, rds_ib_mr_max, uint, 0644);
 MODULE_PARM_DESC(ib_mr_max,
 		 "Memory regions each device may have registered (default 1024)");
 
+/* protects every rds_ib_mr's m_rdev, m_mr, m_item, m_state, m_after and
+ * m_ic, and every device's rd_mrs; nests inside a connection's i_lock
+ */
 static DEFINE_SPINLOCK(rds_ib_mr_lock);
 
 /* A place in the device's pool, if one is free (the limit may have been
