@@ -571,7 +571,12 @@ static void rds_ib_op_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rds_message *rm = container_of(op, struct rds_message, m_op);
 	struct rds_ib_conn *ic = op->o_ib_conn;
 
-	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
+	/* The op's own failure is recorded; a lost connection (flush,
+	 * retries exhausted) is not: its message is dropped, DROPPED.
+	 */
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR &&
+	    wc->status != IB_WC_RETRY_EXC_ERR &&
+	    wc->status != IB_WC_RNR_RETRY_EXC_ERR) {
 		rds_ib_count(RDS_IB_C_RDMA_ERRORS);
 		if (!READ_ONCE(op->o_status))
 			WRITE_ONCE(op->o_status,
