@@ -365,7 +365,37 @@ void rdma_ack_sent(struct task *t, unsigned int j, const struct ackq_ent *e)
 	s->busy = 1;
 	s->seq = e->seq;
 	s->op = e->rdma_op;
+	s->cookie = e->cookie;
+	s->ts_ns = e->ts_ns;
 	ST_ADD(t, rdma_ops, 1);
+}
+
+/*
+ * RDS dropped our ACK with its op (RDS_RDMA_DROPPED: the connection was
+ * lost after the op was posted, and a posted op is never posted again):
+ * the requester never saw this ACK.  Send it again, first, with a new op;
+ * the requester accepts it after the ACKs that overtook it.
+ */
+static int rdma_resend(struct task *t, struct rslot *s, unsigned int j)
+{
+	struct flow *f = &t->flows[j];
+
+	if (f->ackq_len == f->ackq_cap) {
+		run_fail(t->run, "task %u: no room to resend the ACK of seq %llu to task %u",
+			 t->idx, (unsigned long long)s->seq, j);
+		return -1;
+	}
+	f->ackq_head = (f->ackq_head + f->ackq_cap - 1) % f->ackq_cap;
+	f->ackq[f->ackq_head] = (struct ackq_ent){
+		.seq = s->seq, .ts_ns = s->ts_ns, .cookie = s->cookie,
+		.rdma_op = s->op,
+	};
+	f->ackq_len++;
+	s->busy = 0;
+	ST_ADD(t, rdma_dropped, 1);
+	/* tx_ack counts the ACKs the peer gets: this one it did not */
+	ST_ADD(t, tx_ack, -1);
+	return 0;
 }
 
 /* RDS_CMSG_RDMA_STATUS of one of our ops as responder. */
@@ -395,6 +425,8 @@ int rdma_status(struct task *t, const struct rds_rdma_notify *n)
 			 t->idx, (unsigned long long)seq, j);
 		return -1;
 	}
+	if (n->status == RDS_RDMA_DROPPED)
+		return rdma_resend(t, s, j);
 	if (n->status) {
 		run_fail(r, "task %u: RDMA %s for REQ seq %llu of flow %s.%u->%s.%u: status %d (%s)",
 			 t->idx, op_name[s->op], (unsigned long long)s->seq,

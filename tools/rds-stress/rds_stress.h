@@ -116,6 +116,8 @@ struct stats {
 	uint64_t rtt_n, rtt_ns;
 	uint64_t eagain, enobufs, cong_updates, cong_timeouts;
 	uint64_t mbi, mbo, rdma_ops, rdma_eagain, rdma_getmr_eagain;
+	uint64_t rdma_dropped;	/* ACK + op dropped by RDS (reconnect): resent */
+	uint64_t acks_overtaking;	/* ACKs past one dropped and resent */
 	uint64_t hist[HIST_FINE];	/* RTT, log-linear buckets of ns */
 };
 
@@ -136,6 +138,7 @@ struct rslot {
 	struct rds_iovec *iov;	/* responder: -I pieces of buf */
 	uint64_t cookie;
 	uint64_t seq;
+	uint64_t ts_ns;		/* responder: the REQ's, to resend its ACK */
 	uint8_t op;
 	int busy;
 };

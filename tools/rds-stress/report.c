@@ -19,6 +19,7 @@ struct snap {
 	uint64_t send_calls, send_ns, rtt_n, rtt_ns;
 	uint64_t eagain, enobufs, cong_updates, cong_timeouts;
 	uint64_t mbi, mbo, rdma_ops, rdma_eagain, rdma_getmr_eagain;
+	uint64_t rdma_dropped, acks_overtaking;
 	uint64_t cpu_us;
 	unsigned int live;
 };
@@ -62,6 +63,8 @@ static void take(const struct run *r, struct snap *s)
 		s->rdma_ops += LD(st->rdma_ops);
 		s->rdma_eagain += LD(st->rdma_eagain);
 		s->rdma_getmr_eagain += LD(st->rdma_getmr_eagain);
+		s->rdma_dropped += LD(st->rdma_dropped);
+		s->acks_overtaking += LD(st->acks_overtaking);
 		if (!__atomic_load_n(&r->tasks[i].done, __ATOMIC_RELAXED))
 			s->live++;
 	}
@@ -247,12 +250,14 @@ void report_final(struct run *r, double secs, const char *result)
 		(unsigned long long)tot.tx_ack, (unsigned long long)tot.rx_ack,
 		(unsigned long long)tot.tx_bytes,
 		(unsigned long long)tot.rx_bytes);
-	fprintf(f, "  \"rdma\": { \"bytes\": %u, \"mode\": %u, \"ops_as_responder\": %llu, \"bytes_in\": %llu, \"bytes_out\": %llu, \"map_eagain\": %llu, \"get_mr_eagain\": %llu },\n",
+	fprintf(f, "  \"rdma\": { \"bytes\": %u, \"mode\": %u, \"ops_as_responder\": %llu, \"bytes_in\": %llu, \"bytes_out\": %llu, \"map_eagain\": %llu, \"get_mr_eagain\": %llu, \"dropped_resent\": %llu, \"acks_overtaking\": %llu },\n",
 		r->o.rdma_bytes, r->o.rdma_mode,
 		(unsigned long long)tot.rdma_ops, (unsigned long long)tot.mbi,
 		(unsigned long long)tot.mbo,
 		(unsigned long long)tot.rdma_eagain,
-		(unsigned long long)tot.rdma_getmr_eagain);
+		(unsigned long long)tot.rdma_getmr_eagain,
+		(unsigned long long)tot.rdma_dropped,
+		(unsigned long long)tot.acks_overtaking);
 	fprintf(f, "  \"rates\": { \"tx_per_s\": %.2f, \"rx_per_s\": %.2f, \"kbytes_per_s\": %.2f, \"mbi_kbytes_per_s\": %.2f, \"mbo_kbytes_per_s\": %.2f, \"tx_us_per_call\": %.2f, \"cpu_pct\": %.2f },\n",
 		tot.tx_req / secs, tot.rx_req / secs,
 		(tot.tx_bytes + tot.rx_bytes) / 1024.0 / secs,

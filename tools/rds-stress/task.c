@@ -467,6 +467,38 @@ static void check_gaps(struct task *t, uint64_t now)
 	}
 }
 
+
+
+/*
+ * Room for another REQ: depth outstanding, and with RDMA also a span of
+ * depth from the oldest unacked (an ACK dropped and resent leaves a gap,
+ * and the RDMA slots are indexed by seq).
+ */
+static int window_open(const struct run *r, const struct flow *f)
+{
+	if (f->outstanding >= r->o.depth)
+		return 0;
+	return !r->o.rdma_bytes || f->next_tx_seq - f->next_ack_seq < r->o.depth;
+}
+
+/*
+ * An ACK for an outstanding RDMA REQ after the one we wait for: the one
+ * we wait for was dropped with its op and will be resent.  Only with
+ * RDMA (every REQ then holds its slot until acked); anything else out of
+ * order is an error.
+ */
+static int ack_overtook(const struct run *r, const struct flow *f,
+			const struct msg_hdr *h)
+{
+	const struct rslot *s;
+
+	if (!r->o.rdma_bytes || !h->rdma_op || !f->outstanding ||
+	    h->seq <= f->next_ack_seq || h->seq >= f->next_tx_seq)
+		return 0;
+	s = &f->rq[h->seq % f->nslots];
+	return s->busy && s->seq == h->seq;
+}
+
 static int handle_msg(struct task *t, const struct sockaddr_in *from,
 		      uint32_t len, int have_cookie, uint64_t cookie)
 {
@@ -565,7 +597,14 @@ static int handle_msg(struct task *t, const struct sockaddr_in *from,
 		return 0;
 	}
 	/* ACK */
-	if (!f->outstanding || h.seq != f->next_ack_seq) {
+	if (ack_overtook(r, f, &h)) {
+		/*
+		 * With RDMA, RDS drops an ACK with its op when the
+		 * connection is lost after the op was posted; the responder
+		 * resends it, after the ACKs that overtook it.
+		 */
+		ST_ADD(t, acks_overtaking, 1);
+	} else if (!f->outstanding || h.seq != f->next_ack_seq) {
 		run_fail(r, "task %u: %s: sequence: expected %llu, arrived %llu (%s)",
 			 t->idx, fl, (unsigned long long)f->next_ack_seq,
 			 (unsigned long long)h.seq,
@@ -580,7 +619,13 @@ static int handle_msg(struct task *t, const struct sockaddr_in *from,
 		f->rq[h.seq % f->nslots].busy = 0;
 	}
 	f->outstanding--;
-	f->next_ack_seq++;
+	if (h.seq == f->next_ack_seq) {
+		f->next_ack_seq++;
+		/* past the ACKs that overtook this one */
+		while (f->next_ack_seq < f->next_tx_seq && r->o.rdma_bytes &&
+		       !f->rq[f->next_ack_seq % f->nslots].busy)
+			f->next_ack_seq++;
+	}
 	ST_ADD(t, rx_ack, 1);
 	{
 		uint64_t now = now_ns(), rtt = now > h.ts_ns ? now - h.ts_ns : 0;
@@ -724,7 +769,7 @@ void *task_main(void *arg)
 		     k++) {
 			struct flow *f = &t->flows[j = (start + k) % ntasks];
 
-			while (f->outstanding < r->o.depth && !f->congested) {
+			while (window_open(r, f) && !f->congested) {
 				rc = send_req(t, j);
 				if (rc == -EAGAIN) {
 					want_out = 1;

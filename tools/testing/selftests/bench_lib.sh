@@ -72,6 +72,22 @@ bench_pair() {	# bench_pair TAG ATTEMPTS "SERVER_CMD" "CLIENT_CMD"
 	return 1
 }
 
+# qperf_serve: on host 1, one qperf server for the whole test (it serves
+# test after test), killed at exit; returns once it listens: the client may
+# start only then (its TCP port 19765, 4D35 in /proc/net/tcp; state 0A is
+# LISTEN).  Nothing on host 2.
+qperf_listens() {
+	awk '$2 ~ /:4D35$/ && $4 == "0A" { f = 1 } END { exit !f }' \
+		/proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+qperf_serve() {
+	[ "$RDS_HOST" = 1 ] || return 0
+	qperf > /tmp/qperf-server.log 2>&1 &
+	qperf_pid=$!
+	trap 'kill $qperf_pid 2>/dev/null' EXIT
+	wait_for 30 qperf_listens
+}
+
 # Convert qperf's "123 MB/sec" / "1.2 GB/sec" / "456 KB/sec" to MB/s and
 # "757 us" / "1.1 ms" to microseconds.
 qperf_value() {	# qperf_value FILE bw|latency

@@ -36,19 +36,7 @@ esac
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 slab_before=$(meminfo Slab)
 free_before=$(meminfo MemFree)
-# One qperf server on host 1 for the whole run (qperf serves test after test).
-# The client may start only once the server listens (its TCP port 19765,
-# 4D35 in /proc/net/tcp; state 0A is LISTEN).
-qperf_listens() {
-	awk '$2 ~ /:4D35$/ && $4 == "0A" { f = 1 } END { exit !f }' \
-		/proc/net/tcp /proc/net/tcp6 2>/dev/null
-}
-if [ "$RDS_HOST" = 1 ]; then
-	qperf > /tmp/qperf-server.log 2>&1 &
-	qperf_pid=$!
-	trap 'kill $qperf_pid 2>/dev/null' EXIT
-	check "qperf server listens" wait_for 30 qperf_listens
-fi
+check "qperf server listens (host 1)" qperf_serve
 counters() {	# what our transport did during the last test (diagnosis)
 	[ "$which" = ours ] &&
 		echo "# $1 ib_counters: $(cat /sys/module/rds/parameters/ib_counters)"

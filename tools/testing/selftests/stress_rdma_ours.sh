@@ -169,4 +169,23 @@ for getmr in 0 1; do
 	port=$((port + 10))
 done
 
+# A link cut in the middle of an RDMA load: ops in flight at the cut end
+# RDS_RDMA_DROPPED with their ACK (the message carrying them), rds-stress
+# resends those ACKs with new ops, and both sides still verify every byte
+# and agree on every count.
+c0=$(ib_counter connects)
+if [ "$RDS_HOST" = 1 ]; then
+	( barrier "cut-up" 60 && sleep 5 && host_request link off &&
+	  sleep 6 && host_request link on ) &
+	cutter=$!
+fi
+run "cut" $port 30 -t 2 -d 8 -D 16K -I 4 -M 0
+port=$((port + 10))
+if [ "$RDS_HOST" = 1 ]; then
+	check "cut: the link was cut and restored" wait $cutter
+fi
+echo "# cut: ACKs dropped with their op and resent here: $(jnum "$LAST_JSON" dropped_resent), overtaken: $(jnum "$LAST_JSON" acks_overtaking)"
+check "cut: the connection was formed again" \
+	test "$(ib_counter connects)" -gt "${c0:-0}"
+
 ib_test_end
