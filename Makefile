@@ -14,7 +14,7 @@
 #   make bench           raw verbs vs the kernel's RDS vs ours, same link, one run
 #   make faults          the fault matrix: rds-stress under NIC down, link cuts, rxe loss, netem
 #   make soak            the randomized soak (SOAK_SECS, SOAK_SEED): faults in a seeded random order
-#   make rdma-stress     rds-stress -D over our module, and the MR pool seed scenario
+#   make rdma-stress     rds-stress -D over our module, the MR pool seed scenario, a link cut (in make check)
 #   make wire-peer       the user-space wire-protocol peer's conformance and hostile tests
 #   make fuzz-wire       the wire fuzzer (FUZZ_SECS, FUZZ_SEED): user-space peer vs the module
 #   make deps            install what the above need (Debian 12, as root)
@@ -101,7 +101,7 @@ soak: rds-stress
 	cat build/soak.env; \
 	$(T)/vm/run-tests --kver $$k --topology two --plan $(T)/vm/soak.tests
 
-# rds-stress with RDMA over our module (not in make check yet).
+# rds-stress with RDMA over our module (make check runs it on the default kernel).
 rdma-stress: rds-stress
 	@$(KVER_SH); $(T)/vm/run-tests --kver $$k --topology two \
 		--plan $(T)/vm/rdma-stress.tests

@@ -9,7 +9,7 @@
 #   3. the module built against every installed kernel series, no warnings
 #   4. sparse (C=2), no report; checkpatch, no report
 #   5. the VM selftests (one-host and two-host topologies) on every series,
-#      and rds-stress over the kernel's own RDS
+#      rds-stress over the kernel's own RDS, and rds-stress -D (RDMA) over ours
 #   6. negative controls: the harness must fail a failing test, a guest that
 #      WARNs and a guest that hangs, and name the test each time
 #
@@ -103,7 +103,8 @@ step "test peer build (librdmacm)" make -C tools/testing/peer
 step "rds-stress build and host checks (UDP shim)" make -C tools/rds-stress check
 
 # 5. VM selftests, renumbered into this stream: both topologies on every
-# kernel series, and rds-stress over the kernel's own RDS on the default.
+# kernel series, rds-stress over the kernel's own RDS and rds-stress -D
+# (RDMA, the MR pool seed scenario, a link cut) over ours on the default.
 vm_suite() {	# vm_suite LABEL RUN-TESTS-ARGS...
 	local label=$1 summary res line
 	shift
@@ -138,6 +139,8 @@ for k in $vm_kvers; do
 done
 vm_suite "vm $kver rds-stress/mainline" --kver "$kver" --topology two \
 	--plan tools/testing/vm/rds-stress.tests
+vm_suite "vm $kver rds-stress/rdma-ours" --kver "$kver" --topology two \
+	--plan tools/testing/vm/rdma-stress.tests
 
 # 6. Negative controls.
 for neg in fail warn hang; do
