@@ -476,6 +476,7 @@ static int rds_rdma_args(struct rds_message *rm, const struct cmsghdr *cmsg,
 	op->o_kind = write ? RDS_OPK_WRITE : RDS_OPK_READ;
 	op->o_fence = args.flags & RDS_RDMA_FENCE;
 	op->o_notify = args.flags & RDS_RDMA_NOTIFY_ME;
+	op->o_silent = args.flags & RDS_RDMA_SILENT;
 	op->o_token = args.user_token;
 	op->o_rkey = rds_cookie_key(args.cookie);
 	op->o_raddr = args.remote_vec.addr + rds_cookie_offset(args.cookie);
@@ -540,6 +541,7 @@ static int rds_rdma_atomic(struct rds_sock *rs, struct rds_message *rm,
 	op->o_kind = RDS_OPK_ATOMIC;
 	op->o_fence = true;
 	op->o_notify = args.flags & RDS_RDMA_NOTIFY_ME;
+	op->o_silent = args.flags & RDS_RDMA_SILENT;
 	op->o_token = args.user_token;
 	op->o_rkey = rds_cookie_key(args.cookie);
 	op->o_raddr = args.remote_addr + rds_cookie_offset(args.cookie);
@@ -647,6 +649,12 @@ int rds_rdma_cmsgs(struct rds_sock *rs, struct rds_message *rm,
 			       vals, 1);
 		rds_stats_inc(s_send_rdma);
 		rds_stats_add(s_send_rdma_bytes, op->o_bytes);
+		/* Nothing for the receiving application: it is not woken.
+		 * The header still goes (its ACK is what completes the op),
+		 * but the peer does not queue it.
+		 */
+		if (op->o_silent && !rm->m_len && !op->o_has_dest)
+			rm->m_inc.i_hdr.h_flags |= RDS_FLAG_SILENT;
 	}
 	if (op->o_has_dest) {
 		vals[0] = rds_cookie_key(op->o_dest);

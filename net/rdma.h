@@ -77,6 +77,7 @@ struct rds_rdma_op {
 	u8			o_kind;		/* RDS_OPK_* */
 	u8			o_state;	/* enum rds_seq_op */
 	bool			o_notify;	/* RDS_RDMA_NOTIFY_ME */
+	bool			o_silent;	/* RDS_RDMA_SILENT */
 	bool			o_fence;
 	bool			o_ended;	/* the outcome was decided */
 	int			o_status;	/* a failed completion: RDS_RDMA_* */

@@ -135,6 +135,11 @@ void rds_recv_incoming(struct rds_connection *conn,
 	sk = rds_rs_to_sk(rs);
 	/* An op on a USE_ONCE key of rs's came before this message. */
 	rds_rdma_recv_used(rs, conn, hdr);
+	/* It carried RDMA_SILENT ops only: delivered, but not queued. */
+	if (hdr->h_flags & RDS_FLAG_SILENT) {
+		rds_stats_inc(s_recv_rdma_silent);
+		goto out;
+	}
 
 	spin_lock_bh(&rs->rs_recv_lock);
 	if (sock_flag(sk, SOCK_DEAD)) {

@@ -50,6 +50,7 @@ static const char *const rds_stat_names[] = {
 	"recv_bytes_freed_fromsock",
 	"send_stuck_rm",
 	"send_rdma_dropped",
+	"recv_rdma_silent",
 };
 
 #define RDS_STAT_COUNT	(sizeof(struct rds_statistics) / sizeof(u64))

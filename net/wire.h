@@ -23,6 +23,11 @@ enum {
 	RDS_FLAG_CONG_BITMAP	= 0x01,
 	RDS_FLAG_ACK_REQUIRED	= 0x02,
 	RDS_FLAG_RETRANSMITTED	= 0x04,
+	/* Ours: a message that only carries RDMA_SILENT ops (no payload,
+	 * no region for the receiver): acknowledged like any message but
+	 * never queued to the receiving socket.
+	 */
+	RDS_FLAG_SILENT		= 0x10,
 };
 
 struct rds_header {

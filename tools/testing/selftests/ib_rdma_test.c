@@ -28,6 +28,11 @@
  *   use_once  RDS_RDMA_USE_ONCE (GET_MR and MAP): a second op gets
  *             REMOTE_ERROR and does not land; a plain message after it
  *             arrives
+ *   silent    RDS_RDMA_SILENT: a WRITE on a message of no bytes lands
+ *             (SUCCESS) and the owner's socket gets nothing (the next
+ *             message it gets is the plain one after); without SILENT
+ *             (the control) it gets the empty message; with a payload it
+ *             gets the message
  *   errors    bad key, freed key (GET_MR and MAP), out-of-range ranges,
  *             RDS_RECVERR without NOTIFY_ME, a good op right behind a bad
  *             one (SUCCESS or DROPPED), a good op after all of them, with
@@ -104,6 +109,7 @@ struct peerio {
 	struct rds_rdma_notify st[256];
 	unsigned int nst;
 	unsigned int nstatus_total;
+	unsigned int nempty;	/* zero-byte messages delivered */
 };
 
 struct cm {
@@ -362,7 +368,7 @@ static int recv_some(struct peerio *p, int tmo)
 	};
 	struct cmsghdr *c;
 	struct rxmsg *r;
-	bool has_cookie = false;
+	bool has_cookie = false, had_status = false;
 	uint64_t cookie = 0;
 	ssize_t n;
 	int rc;
@@ -395,6 +401,7 @@ static int recv_some(struct peerio *p, int tmo)
 			}
 			memcpy(&nt, CMSG_DATA(c), sizeof(nt));
 			p->nstatus_total++;
+			had_status = true;
 			if (n > 0)
 				fail("status (token %" PRIx64 ") delivered with a %zd-byte message, not alone",
 				     (uint64_t)nt.user_token, n);
@@ -414,8 +421,12 @@ static int recv_some(struct peerio *p, int tmo)
 	}
 	if (msg.msg_flags & MSG_CTRUNC)
 		fail("control data truncated (MSG_CTRUNC)");
-	if (n == 0)
+	if (n == 0) {
+		/* a notice alone, or a message of no bytes */
+		if (!had_status)
+			p->nempty++;
 		return 1;
+	}
 	if (n != sizeof(m) || m.magic != MAGIC) {
 		fail("unexpected message of %zd bytes (magic 0x%08x) from port %u",
 		     n, m.magic, ntohs(from.sin_port));
@@ -1409,6 +1420,140 @@ iss_out:
 		}
 		free(it.pc);
 	}
+out:
+	close(p.fd);
+}
+
+/* ---- RDS_RDMA_SILENT ---- */
+
+/*
+ * Round 0: a WRITE with SILENT on a message of no bytes; round 1 the same
+ * without SILENT (the control: the owner gets an empty message); round 2
+ * SILENT on a message with a payload (delivered as usual).  After each op
+ * the issuer sends PLAIN r; the owner counts what it got before it.
+ */
+TEST_F_TIMEOUT(rdma, silent, 120)
+{
+	if (!self->started)
+		return;
+	static const char *const what[] = {
+		"SILENT, no payload", "no SILENT, no payload (control)",
+		"SILENT with a payload",
+	};
+	struct peerio p;
+	unsigned int round;
+
+	if (mainline)
+		SKIP(return, "needs RDS_GET_MR");
+	if (sock_open(&p, addr, PORT_BASE + 25, PORT_BASE + 25))
+		return;
+	if (hello(&p))
+		goto out;
+	for (round = 0; round < 3; round++) {
+		uint64_t key = key_of(25, round, 2);
+		const size_t len = 256;
+
+		if (host == 1) {
+			struct ctl m = mk(M_OFFER, round);
+			struct cm c = { RDS_CMSG_RDMA_DEST, NULL, 8 };
+			long long s0 = info_counter(p.fd, "recv_rdma_silent"), s1;
+			unsigned int e0 = p.nempty, got_do = 0, empties;
+			uint64_t cookie = 0;
+			uint8_t *region, want = 0;
+			struct rxmsg r;
+			int64_t bad;
+			int e;
+
+			region = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (region == MAP_FAILED) {
+				fail("mmap: %s", strerror(errno));
+				break;
+			}
+			memset(region, 0, 4096);
+			e = get_mr(p.fd, region, len, &cookie, 0);
+			if (e) {
+				fail("RDS_GET_MR: %s", strerror(e));
+				munmap(region, 4096);
+				break;
+			}
+			c.data = &cookie;
+			m.cookie = cookie;
+			if (send_ctl(&p, &m, &c, 1))
+				goto own_out;
+			for (;;) {
+				if (next_msg(&p, &r, WAIT_MS, "the plain message after the op"))
+					goto own_out;
+				if (r.m.type == M_DO && r.m.idx == round) {
+					got_do++;
+					continue;
+				}
+				if (r.m.type != M_PLAIN || r.m.idx != round)
+					fail("%s: expected PLAIN %u, received %s %u",
+					     what[round], round,
+					     mtype_name[r.m.type % 13], r.m.idx);
+				break;
+			}
+			empties = p.nempty - e0;
+			s1 = info_counter(p.fd, "recv_rdma_silent");
+			note("host 1: %s: %u empty messages, %u with a payload, recv_rdma_silent +%lld",
+			     what[round], empties, got_do, s1 - s0);
+			if (empties != (round == 1) || got_do != (round == 2))
+				fail("%s: %u empty messages and %u with a payload delivered, expected %u and %u",
+				     what[round], empties, got_do, round == 1,
+				     round == 2);
+			if (s1 - s0 != (round == 0))
+				fail("%s: recv_rdma_silent moved by %lld", what[round],
+				     s1 - s0);
+			/* the op landed before the message after it */
+			bad = pat_cmp(region, len, key, 0, &want);
+			if (bad >= 0)
+				fail("%s: region byte %" PRId64 " is 0x%02x, expected 0x%02x",
+				     what[round], bad, region[bad], want);
+own_out:
+			free_mr(p.fd, cookie);
+			munmap(region, 4096);
+		} else {
+			struct rds_rdma_args args;
+			struct rds_iovec iv;
+			struct cm c = { RDS_CMSG_RDMA_ARGS, &args, sizeof(args) };
+			struct ctl m = mk(M_DO, round);
+			uint8_t src[256];
+			struct rxmsg o;
+			ssize_t n;
+
+			if (expect_msg(&p, M_OFFER, round, &o))
+				break;
+			pat_fill(src, len, key, 0);
+			memset(&args, 0, sizeof(args));
+			args.cookie = o.m.cookie;
+			args.remote_vec.bytes = len;
+			args.local_vec_addr = (uintptr_t)&iv;
+			args.nr_local = 1;
+			args.flags = RDS_RDMA_READWRITE | RDS_RDMA_NOTIFY_ME |
+				     (round != 1 ? RDS_RDMA_SILENT : 0);
+			args.user_token = 0x5100 + round;
+			iv.addr = (uintptr_t)src;
+			iv.bytes = len;
+			if (round == 2) {
+				if (send_ctl(&p, &m, &c, 1))
+					break;
+			} else {
+				n = send_cm(p.fd, &p.to, NULL, 0, &c, 1);
+				if (n != 0) {
+					fail("%s: sendmsg: %zd (%s)", what[round],
+					     n, n < 0 ? strerror(errno) : "bytes");
+					break;
+				}
+			}
+			expect_status(&p, 0x5100 + round, RDS_RDMA_SUCCESS,
+				      what[round]);
+			m = mk(M_PLAIN, round);
+			if (send_ctl(&p, &m, NULL, 0))
+				break;
+		}
+	}
+	expect_no_status(&p, "after the SILENT ops");
 out:
 	close(p.fd);
 }
