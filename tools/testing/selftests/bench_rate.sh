@@ -6,12 +6,12 @@
 # rds_bw -m 1K over mainline, then over ours, each module loaded for its
 # run only.  Alternating takes the drift of an emulated machine (its load,
 # its caches) out of the comparison: each round gives one ratio, and the
-# figure is the median of BENCH_RATE_ROUNDS (default 5) ratios.  Every
+# figure is the median of BENCH_RATE_ROUNDS (default 7) ratios.  Every
 # run's value is printed.  Host 1 serves, host 2 sends.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/bench_lib.sh"
 
-rounds=${BENCH_RATE_ROUNDS:-5}
+rounds=${BENCH_RATE_ROUNDS:-7}
 size=${BENCH_RATE_SIZE:-1K}
 
 [ -d /sys/module/rds ] && { ksft_fail "no rds loaded before"; ksft_exit; }
@@ -50,7 +50,7 @@ for ((r = 1; r <= rounds; r++)); do
 			ksft_exit
 		fi
 		if bench_pair "$which.$r" 3 "" \
-			"qperf -ws 20 -t 8 -m $size $RDS_PEER rds_bw"; then
+			"qperf -v -ws 20 -t 8 -m $size $RDS_PEER rds_bw"; then
 			if [ "$RDS_HOST" = 2 ]; then
 				v=$(msg_rate)
 				echo "# round $r $which: $v messages/s"
