@@ -7,9 +7,14 @@
 #ifndef _RDS_WIRE_H
 #define _RDS_WIRE_H
 
+/* In user space (tools/testing: the unit tests, the wire peer) kshim.h,
+ * included first, provides the types, offsetof and static_assert.
+ */
+#ifdef __KERNEL__
 #include <linux/types.h>
 #include <linux/build_bug.h>
 #include <linux/stddef.h>
+#endif
 
 enum {
 	RDS_HEADER_EXT_SPACE	= 16,

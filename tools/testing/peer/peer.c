@@ -17,12 +17,12 @@
 #define PEER_SLOT	(3 * PEER_FRAG)	/* a send slot: room for oversize */
 #define PEER_NTX	64
 
-_Static_assert(sizeof(struct peer_hdr) == RDS_IB_HDR_LEN, "header size");
-_Static_assert(offsetof(struct peer_hdr, h_ack) == RDS_IB_HDR_ACK, "h_ack");
-_Static_assert(offsetof(struct peer_hdr, h_len) == RDS_IB_HDR_LENGTH, "h_len");
-_Static_assert(offsetof(struct peer_hdr, h_flags) == RDS_IB_HDR_FLAGS, "h_flags");
-_Static_assert(offsetof(struct peer_hdr, h_credit) == RDS_IB_HDR_CREDIT, "h_credit");
-_Static_assert(offsetof(struct peer_hdr, h_csum) == 30, "h_csum");
+_Static_assert(sizeof(struct rds_header) == RDS_IB_HDR_LEN, "header size");
+_Static_assert(offsetof(struct rds_header, h_ack) == RDS_IB_HDR_ACK, "h_ack");
+_Static_assert(offsetof(struct rds_header, h_len) == RDS_IB_HDR_LENGTH, "h_len");
+_Static_assert(offsetof(struct rds_header, h_flags) == RDS_IB_HDR_FLAGS, "h_flags");
+_Static_assert(offsetof(struct rds_header, h_credit) == RDS_IB_HDR_CREDIT, "h_credit");
+_Static_assert(offsetof(struct rds_header, h_csum) == 30, "h_csum");
 
 u64 peer_now_ms(void)
 {
@@ -66,9 +66,9 @@ static u64 peer_ack_value(struct peer *p)
 	return p->no_ack ? p->ack_sent : p->rx_last;
 }
 
-u16 peer_csum(const struct peer_hdr *h)
+u16 peer_csum(const struct rds_header *h)
 {
-	struct peer_hdr t = *h;
+	struct rds_header t = *h;
 	const u16 *w = (const u16 *)&t;
 	u32 sum = 0;
 	unsigned int i;
@@ -81,7 +81,7 @@ u16 peer_csum(const struct peer_hdr *h)
 	return (u16)~sum;
 }
 
-void peer_hdr_fill(struct peer *p, struct peer_hdr *h, u64 seq, u32 len,
+void peer_hdr_fill(struct peer *p, struct rds_header *h, u64 seq, u32 len,
 		   u16 sport, u16 dport, u8 flags)
 {
 	memset(h, 0, sizeof(*h));
@@ -564,7 +564,7 @@ int peer_send_drain(struct peer *p, int tmo_ms)
 	return ret;
 }
 
-static int peer_post(struct peer *p, const struct peer_hdr *hdr, u32 hlen,
+static int peer_post(struct peer *p, const struct rds_header *hdr, u32 hlen,
 		     const void *data, u32 len, bool wait)
 {
 	struct ibv_send_wr wr = { 0 }, *bad;
@@ -598,7 +598,7 @@ static int peer_post(struct peer *p, const struct peer_hdr *hdr, u32 hlen,
 	return wait ? peer_send_drain(p, 20000) : 0;
 }
 
-int peer_send_frame(struct peer *p, const struct peer_hdr *hdr,
+int peer_send_frame(struct peer *p, const struct rds_header *hdr,
 		    const void *data, u32 len, bool wait)
 {
 	return peer_post(p, hdr, RDS_IB_HDR_LEN, data, len, wait);
@@ -625,7 +625,7 @@ static u8 peer_take_grant_ctrl(struct peer *p)
 
 int peer_send_ctrl(struct peer *p, u8 flags)
 {
-	struct peer_hdr h;
+	struct rds_header h;
 
 	peer_hdr_fill(p, &h, 0, 0, 0, 0, RDS_IB_FLAG_CTRL | flags);
 	h.h_credit = peer_take_grant_ctrl(p);
@@ -664,7 +664,7 @@ static int peer_take_credit(struct peer *p, u8 *grant, int tmo_ms)
 	}
 }
 
-int peer_send_data(struct peer *p, struct peer_hdr *h, const void *data,
+int peer_send_data(struct peer *p, struct rds_header *h, const void *data,
 		   u32 len, int tmo_ms)
 {
 	u8 g;
@@ -689,7 +689,7 @@ int peer_send_msg_at(struct peer *p, u64 seq, u16 sport, u16 dport, u8 flags,
 		     const void *data, u32 len, int tmo_ms)
 {
 	const u8 *d = data;
-	struct peer_hdr h;
+	struct rds_header h;
 	u32 off = 0;
 
 	if (!rds_seq_before(seq, p->tx_next))
@@ -710,7 +710,7 @@ int peer_send_packed(struct peer *p, u16 sport, u16 dport, unsigned int n,
 		     const u8 *const *data, const u32 *lens, int tmo_ms)
 {
 	u8 frame[PEER_FRAG];
-	struct peer_hdr h, in;
+	struct rds_header h, in;
 	u32 used = 0;
 	unsigned int i;
 
@@ -757,12 +757,12 @@ static void peer_deliver(struct peer *p, struct peer_msg *m)
 	m->dport = be16_to_cpu(m->hdr.h_dport);
 	m->flags = m->hdr.h_flags;
 	p->st.msgs++;
-	if (m->flags & PEER_F_RETRANS)
+	if (m->flags & RDS_FLAG_RETRANSMITTED)
 		p->st.retrans_msgs++;
-	if (m->flags & PEER_F_CONG)
+	if (m->flags & RDS_FLAG_CONG_BITMAP)
 		p->st.cong_maps++;
 	p->rx_last = m->seq;
-	if (m->flags & PEER_F_ACK_REQ) {
+	if (m->flags & RDS_FLAG_ACK_REQUIRED) {
 		p->st.ack_req++;
 		if (!p->no_ack)
 			peer_send_ctrl(p, 0);
@@ -770,7 +770,7 @@ static void peer_deliver(struct peer *p, struct peer_msg *m)
 	peer_queue(p, m);
 }
 
-static void peer_whole(struct peer *p, const struct peer_hdr *h,
+static void peer_whole(struct peer *p, const struct rds_header *h,
 		       const u8 *data, u32 len)
 {
 	struct peer_msg m = { .hdr = *h };
@@ -792,7 +792,7 @@ static void peer_bad(struct peer *p, const char *why)
 static void peer_frame(struct peer *p, unsigned int idx, u32 len)
 {
 	u8 *b = p->rbuf + (size_t)idx * PEER_BUF;
-	struct peer_hdr h;
+	struct rds_header h;
 	u32 dlen, hlen;
 	u64 ack;
 	bool ctrl;
@@ -840,7 +840,7 @@ static void peer_frame(struct peer *p, unsigned int idx, u32 len)
 	if (h.h_flags & RDS_IB_FLAG_PACK) {
 		u32 off, hoff, l;
 		enum rds_ib_frame_err e;
-		struct peer_hdr in;
+		struct rds_header in;
 
 		p->st.packed_frames++;
 		e = rds_ib_pack_first(hlen, h.h_flags, dlen);

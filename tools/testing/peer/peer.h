@@ -6,7 +6,7 @@
  * It speaks the protocol with the module's own pure code: the handshake
  * codec (net/ib/hs.c), the packed-frame walker (net/ib/frame.c) and the
  * credit rules (net/ib/credit.c), compiled in through kshim.h, and the
- * header layout of net/wire.h (mirrored in struct peer_hdr, whose offsets
+ * header layout of net/wire.h (mirrored in struct rds_header, whose offsets
  * are checked against frame.h's).  What the module sends is checked with
  * the same rules the module applies to us: a data frame beyond our grant
  * or a grant beyond what the module could give back is counted in
@@ -25,6 +25,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "kshim.h"
+#include "../../../net/wire.h"
 #include "../../../net/ib/hs.h"
 #include "../../../net/ib/frame.h"
 #include "../../../net/ib/credit.h"
@@ -34,29 +35,9 @@
 #define PEER_RDS_PORT		18634
 #define PEER_MAX_MSG		(1u << 20)
 
-/* h_flags of net/wire.h */
-#define PEER_F_CONG		0x01
-#define PEER_F_ACK_REQ		0x02
-#define PEER_F_RETRANS		0x04
-#define PEER_CONG_BYTES		8192
-
-/* struct rds_header of net/wire.h, in user space */
-struct peer_hdr {
-	__be64	h_sequence;
-	__be64	h_ack;
-	__be32	h_len;
-	__be16	h_sport;
-	__be16	h_dport;
-	u8	h_flags;
-	u8	h_credit;
-	u8	h_padding[4];
-	u16	h_csum;
-	u8	h_exthdr[16];
-};
-
 /* A frame as received. */
 struct peer_frame {
-	struct peer_hdr	hdr;
+	struct rds_header	hdr;
 	u8		data[PEER_FRAG];
 	u32		data_len;	/* bytes after the header */
 	bool		csum_ok;
@@ -64,7 +45,7 @@ struct peer_frame {
 
 /* A whole message as received. */
 struct peer_msg {
-	struct peer_hdr	hdr;
+	struct rds_header	hdr;
 	u64		seq;
 	u32		len;
 	u16		sport, dport;
@@ -161,14 +142,14 @@ int peer_accept_pd(struct peer *p, int tmo_ms, const void *pd, size_t len);
 void peer_disconnect(struct peer *p);
 
 /* The Internet checksum of a header (h_csum taken as 0). */
-u16 peer_csum(const struct peer_hdr *h);
-void peer_hdr_fill(struct peer *p, struct peer_hdr *h, u64 seq, u32 len,
+u16 peer_csum(const struct rds_header *h);
+void peer_hdr_fill(struct peer *p, struct rds_header *h, u64 seq, u32 len,
 		   u16 sport, u16 dport, u8 flags);
 
 /* Post one SEND of hdr + len bytes of data as they are (no checksum or
  * credit taken): 0 or -1.  wait: until its completion.
  */
-int peer_send_frame(struct peer *p, const struct peer_hdr *hdr,
+int peer_send_frame(struct peer *p, const struct rds_header *hdr,
 		    const void *data, u32 len, bool wait);
 /* A SEND of the first len (at most 48) bytes of buf: a cut header. */
 int peer_send_bytes(struct peer *p, const void *buf, u32 len, bool wait);
@@ -178,7 +159,7 @@ int peer_send_drain(struct peer *p, int tmo_ms);
 /* A data frame made by the library: takes a credit (waits for one up to
  * tmo_ms), carries our ACK and grant, checksummed.  0, -1.
  */
-int peer_send_data(struct peer *p, struct peer_hdr *hdr, const void *data,
+int peer_send_data(struct peer *p, struct rds_header *hdr, const void *data,
 		   u32 len, int tmo_ms);
 /* A whole message, fragmented, with the next sequence number: 0, -1. */
 int peer_send_msg(struct peer *p, u16 sport, u16 dport, u8 flags,

@@ -293,8 +293,8 @@ static int t_tx(void)
 	for (i = 4; i >= 1; i--) {
 		fill(buf, idx - i, 64);
 		ok &= !peer_send_msg_at(&p, last - i + 1, 7001, dport,
-				     PEER_F_RETRANS |
-				     (i == 4 ? PEER_F_ACK_REQ : 0),
+				     RDS_FLAG_RETRANSMITTED |
+				     (i == 4 ? RDS_FLAG_ACK_REQUIRED : 0),
 				     buf, 64, 30000);
 	}
 	ok &= !peer_send_drain(&p, 30000);
@@ -302,7 +302,7 @@ static int t_tx(void)
 	      (unsigned long long)(last - 3), (unsigned long long)last);
 	/* 5. the end marker: everything before it is accounted for */
 	fill(buf, idx, 8);
-	ok = !peer_send_msg(&p, 7001, dport, PEER_F_ACK_REQ, buf, 8, 30000) &&
+	ok = !peer_send_msg(&p, 7001, dport, RDS_FLAG_ACK_REQUIRED, buf, 8, 30000) &&
 	     !peer_send_drain(&p, 30000) &&
 	     !wait_acked(&p, p.tx_next - 1, 30000);
 	check(ok, "end marker %u acknowledged (sequence wrapped: %s)", idx,
@@ -380,7 +380,7 @@ static int t_retrans(void)
 		if (peer_recv_msg(&p, &m, 60000))
 			break;
 		got++;
-		if (m.seq != seqs[i] || !(m.flags & PEER_F_RETRANS) ||
+		if (m.seq != seqs[i] || !(m.flags & RDS_FLAG_RETRANSMITTED) ||
 		    !pattern_ok(&m, i, sizes[i % nsizes])) {
 			if (bad++ < 5)
 				printf("# resent %d: seq %llu (want %llu), flags %x\n",
@@ -509,7 +509,7 @@ static int cong_wait(struct peer *p, u16 port, bool set, int tmo_ms)
 	while (peer_now_ms() < end) {
 		if (peer_recv_msg(p, &m, 1000))
 			continue;
-		if ((m.flags & PEER_F_CONG) && m.len == PEER_CONG_BYTES &&
+		if ((m.flags & RDS_FLAG_CONG_BITMAP) && m.len == RDS_CONG_MAP_BYTES &&
 		    !m.sport && !m.dport && cong_bit(&m, port) == set) {
 			peer_msg_free(&m);
 			return 0;
@@ -521,12 +521,12 @@ static int cong_wait(struct peer *p, u16 port, bool set, int tmo_ms)
 
 static int cong_send(struct peer *p, u16 port, bool set)
 {
-	static u8 map[PEER_CONG_BYTES];
+	static u8 map[RDS_CONG_MAP_BYTES];
 
 	memset(map, 0, sizeof(map));
 	if (set)
 		map[port / 8] |= 1u << (port % 8);
-	return peer_send_msg(p, 0, 0, PEER_F_CONG, map, sizeof(map), 10000) ||
+	return peer_send_msg(p, 0, 0, RDS_FLAG_CONG_BITMAP, map, sizeof(map), 10000) ||
 	       peer_send_drain(p, 10000) ||
 	       wait_acked(p, p->tx_next - 1, 10000);
 }
@@ -631,7 +631,7 @@ struct hcase {
 static int h_data(struct peer *p, u32 len, u32 dlen, u8 flags, bool csum)
 {
 	static u8 d[3 * PEER_FRAG];
-	struct peer_hdr h;
+	struct rds_header h;
 	u8 g;
 
 	peer_hdr_fill(p, &h, p->tx_next++, len, 7001, dport, flags);
@@ -651,7 +651,7 @@ static int hc_fraglen0(struct peer *p) { return h_data(p, 0, 16, 0, true); }
 /* A SEND of 20 bytes: shorter than a header. */
 static int hc_short(struct peer *p)
 {
-	struct peer_hdr h;
+	struct rds_header h;
 
 	peer_hdr_fill(p, &h, 0, 0, 0, 0, RDS_IB_FLAG_CTRL);
 	h.h_csum = peer_csum(&h);
@@ -660,7 +660,7 @@ static int hc_short(struct peer *p)
 
 static int hc_ctrl_data(struct peer *p)
 {
-	struct peer_hdr h;
+	struct rds_header h;
 
 	peer_hdr_fill(p, &h, 0, 16, 0, 0, RDS_IB_FLAG_CTRL);
 	h.h_csum = peer_csum(&h);
@@ -670,7 +670,7 @@ static int hc_ctrl_data(struct peer *p)
 static int hc_fragmix(struct peer *p)
 {
 	static u8 d[PEER_FRAG];
-	struct peer_hdr h;
+	struct rds_header h;
 
 	peer_hdr_fill(p, &h, p->tx_next++, 8192, 7001, dport, 0);
 	if (peer_send_data(p, &h, d, PEER_FRAG, 10000))
@@ -683,7 +683,7 @@ static int hc_fragmix(struct peer *p)
 static int hc_fragcount(struct peer *p)
 {
 	static u8 d[PEER_FRAG];
-	struct peer_hdr h;
+	struct rds_header h;
 
 	/* 2 MiB: 512 fragments, twice what a message may have */
 	peer_hdr_fill(p, &h, p->tx_next++, 2u << 20, 7001, dport, 0);
@@ -694,7 +694,7 @@ static int hc_fragcount(struct peer *p)
 static int hc_fraglast(struct peer *p)
 {
 	static u8 d[PEER_FRAG];
-	struct peer_hdr h;
+	struct rds_header h;
 	u64 seq = p->tx_next++;
 
 	/* 4097 bytes: the second fragment must be 1 byte, not 4096 */
@@ -708,7 +708,7 @@ static int hc_fraglast(struct peer *p)
 
 static int hc_ack_unsent(struct peer *p)
 {
-	struct peer_hdr h;
+	struct rds_header h;
 
 	peer_hdr_fill(p, &h, 0, 0, 0, 0, RDS_IB_FLAG_CTRL);
 	h.h_ack = cpu_to_be64(p->theirs.hello.tx_first + 1000);
@@ -718,7 +718,7 @@ static int hc_ack_unsent(struct peer *p)
 
 static int hc_credit_absurd(struct peer *p)
 {
-	struct peer_hdr h;
+	struct rds_header h;
 
 	/* We granted credits in the handshake and nothing was used. */
 	peer_hdr_fill(p, &h, 0, 0, 0, 0, RDS_IB_FLAG_CTRL);
@@ -729,7 +729,7 @@ static int hc_credit_absurd(struct peer *p)
 
 static int hc_credit_one(struct peer *p)
 {
-	struct peer_hdr h;
+	struct rds_header h;
 
 	/* One more than we could have given back. */
 	peer_hdr_fill(p, &h, 0, 0, 0, 0, RDS_IB_FLAG_CTRL);
@@ -741,7 +741,7 @@ static int hc_credit_one(struct peer *p)
 static int hc_pack(struct peer *p, int what)
 {
 	u8 frame[PEER_FRAG] = { 0 };
-	struct peer_hdr h, in;
+	struct rds_header h, in;
 	u32 used = 100;
 
 	peer_hdr_fill(p, &h, p->tx_next++, 100, 7001, dport, RDS_IB_FLAG_PACK);
@@ -777,7 +777,7 @@ static int hc_pack_short(struct peer *p) { return hc_pack(p, 6); }
 static int hc_oversize(struct peer *p)
 {
 	static u8 d[2 * PEER_FRAG];
-	struct peer_hdr h;
+	struct rds_header h;
 
 	peer_hdr_fill(p, &h, p->tx_next++, sizeof(d), 7001, dport, 0);
 	peer_send_data(p, &h, d, sizeof(d), 10000);
@@ -789,7 +789,7 @@ static int hc_cong_size(struct peer *p)
 {
 	static u8 d[100];
 
-	return peer_send_msg(p, 0, 0, PEER_F_CONG, d, sizeof(d), 10000) ||
+	return peer_send_msg(p, 0, 0, RDS_FLAG_CONG_BITMAP, d, sizeof(d), 10000) ||
 	       peer_send_drain(p, 10000) ||
 	       wait_acked(p, p->tx_next - 1, 10000);
 }
@@ -882,7 +882,7 @@ static int t_hostile(void)
 		} else {
 			/* It must still take and acknowledge a message. */
 			ok = !r && !peer_send_msg(&p, 7001, 9999,
-						  PEER_F_ACK_REQ, "x", 1, 10000) &&
+						  RDS_FLAG_ACK_REQUIRED, "x", 1, 10000) &&
 			     !wait_acked(&p, p.tx_next - 1, 10000);
 			check(ok, "%s: the connection stays up and acknowledges", c->name);
 		}
@@ -963,7 +963,7 @@ static int t_hostile(void)
 		struct peer p;
 
 		check(!up(&p, tos, credits) && !peer_send_msg(&p, 7001, 9999,
-			PEER_F_ACK_REQ, "y", 1, 10000) &&
+			RDS_FLAG_ACK_REQUIRED, "y", 1, 10000) &&
 		      !wait_acked(&p, p.tx_next - 1, 10000),
 		      "a fresh connection on TOS %d works", tos);
 		peer_fini(&p);
@@ -991,7 +991,7 @@ static u64 rnd(void)
 static int fuzz_one(struct peer *p, unsigned long *mutated)
 {
 	static u8 d[2 * PEER_FRAG];
-	struct peer_hdr h;
+	struct rds_header h;
 	u32 len, dlen, i;
 	u8 g;
 	/* One frame in four is mutated: the rest keeps a connection busy
@@ -1039,7 +1039,7 @@ static int fuzz_one(struct peer *p, unsigned long *mutated)
 	case 3:	/* sequence numbers */
 		h.h_sequence = cpu_to_be64(rnd() % 2 ? rnd() :
 					   p->tx_next - rnd() % 8);
-		h.h_flags |= rnd() % 2 ? PEER_F_RETRANS : 0;
+		h.h_flags |= rnd() % 2 ? RDS_FLAG_RETRANSMITTED : 0;
 		break;
 	case 4:	/* ACK and credit */
 		h.h_ack = cpu_to_be64(rnd() % 2 ? p->theirs.hello.tx_first +
