@@ -189,6 +189,21 @@ void rds_send_drop_to(struct rds_sock *rs, const struct sockaddr_in6 *dest)
 	}
 }
 
+/* rds_send_xmit() stops for now (the transport said "not now", or a
+ * message it may not send or drop yet is at the head): let go of the
+ * connection.  True if a kick came meanwhile: look again.
+ */
+static bool rds_send_xmit_pause(struct rds_connection *conn)
+{
+	clear_bit_unlock(RDS_CONN_IN_XMIT, &conn->c_flags);
+	rds_stats_inc(s_send_delayed_retry);
+	/* Pairs with the barrier of a caller that found the bit taken: its
+	 * kick is ours to act on.
+	 */
+	smp_mb__after_atomic();
+	return test_bit(RDS_CONN_XMIT_AGAIN, &conn->c_flags);
+}
+
 /* Drain conn's send queue through its transport.  Only one thread
  * transmits on a connection at a time; others (and nested calls from the
  * receive path, e.g. a pong) just queue and leave the draining to it.
@@ -228,6 +243,17 @@ restart:
 			break;
 		}
 		if (rds_send_drop_stale_op(rm)) {
+			/* Not before the connection is back: its handshake
+			 * may say that the peer delivered rm (then rm is
+			 * acknowledged, not dropped).  Nor sent: the
+			 * transport may already take frames.
+			 */
+			if (atomic_read(&conn->c_state) != RDS_CONN_UP) {
+				spin_unlock_bh(&conn->c_lock);
+				if (rds_send_xmit_pause(conn))
+					goto restart;
+				return;
+			}
 			/* Its op may have run: it never runs twice. */
 			list_del_init(&rm->m_conn_item);
 			clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
@@ -251,13 +277,7 @@ restart:
 				rds_send_putback(conn, rm);
 			spin_unlock_bh(&conn->c_lock);
 			rds_message_put(rm);
-			clear_bit_unlock(RDS_CONN_IN_XMIT, &conn->c_flags);
-			rds_stats_inc(s_send_delayed_retry);
-			/* Pairs with the barrier of a caller that found the
-			 * bit taken: its kick is ours to act on.
-			 */
-			smp_mb__after_atomic();
-			if (test_bit(RDS_CONN_XMIT_AGAIN, &conn->c_flags))
+			if (rds_send_xmit_pause(conn))
 				goto restart;
 			return;
 		}
