@@ -105,6 +105,32 @@ host_reboot() {
 	exit 1
 }
 
+# stress_pair NAME PORT TMO OUT JSON [VAR=VAL...] -- ARGS...: one rds-stress
+# pair ($stress) between the two hosts, started together (barrier
+# NAME-up): host 1 passive, host 2 active with ARGS (VAR=VAL in its
+# environment), each killed after TMO seconds, output in OUT, summary in
+# JSON.  Sets stress_rc to this host's exit status.
+stress_pair() {
+	local name=$1 port=$2 tmo=$3 out=$4 js=$5 env=() pid
+	shift 5
+	while [ "$1" != -- ]; do env+=("$1"); shift; done
+	shift
+	if [ "$RDS_HOST" = 1 ]; then
+		timeout "$tmo" "$stress" -r "$RDS_ADDR" -p "$port" \
+			--json "$js" > "$out" 2>&1 &
+		pid=$!
+		barrier "$name-up" 60
+		wait $pid
+		stress_rc=$?
+	else
+		barrier "$name-up" 60
+		env "${env[@]}" timeout "$tmo" "$stress" -r "$RDS_ADDR" \
+			-s "$RDS_PEER" -p "$port" --connect-retries 30 \
+			--json "$js" "$@" > "$out" 2>&1
+		stress_rc=$?
+	fi
+}
+
 # rds_insmod [PARAMS...]: load our rds.ko for this kernel, after its
 # dependencies (insmod does not resolve them: ib_core, rdma_cm).
 rds_insmod() {

@@ -51,20 +51,9 @@ fi
 run() {
 	local name=$1 port=$2 rc lines
 	shift 2
-	if [ "$RDS_HOST" = 1 ]; then
-		timeout 120 "$stress" -r "$RDS_ADDR" -p "$port" \
-			--json "$log/$name.json" > "$log/$name.out" 2>&1 &
-		local pid=$!
-		barrier "$name-up" 60
-		wait $pid
-		rc=$?
-	else
-		barrier "$name-up" 60
-		timeout 120 "$stress" -r "$RDS_ADDR" -s "$RDS_PEER" -p "$port" \
-			--connect-retries 30 --json "$log/$name.json" "$@" \
-			> "$log/$name.out" 2>&1
-		rc=$?
-	fi
+	stress_pair "$name" "$port" 120 "$log/$name.out" "$log/$name.json" \
+		-- "$@"
+	rc=$stress_rc
 	sed 's/^/#   /' "$log/$name.out"
 	sed 's/^/#   /' "$log/$name.json" 2>/dev/null
 	check "$name: exits 0" test "$rc" = 0

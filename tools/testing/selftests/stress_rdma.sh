@@ -16,25 +16,11 @@ barrier loaded 60 || ksft_fail "barrier loaded"
 
 # __run NAME PORT ENV... -- ARGS...: one rds-stress pair; sets rc and out.
 __run() {
-	local name=$1 port=$2 env=()
+	local name=$1 port=$2
 	shift 2
-	while [ "$1" != -- ]; do env+=("$1"); shift; done
-	shift
 	out=$log/$name.out
-	if [ "$RDS_HOST" = 1 ]; then
-		timeout 120 "$stress" -r "$RDS_ADDR" -p "$port" \
-			--json "$log/$name.json" > "$out" 2>&1 &
-		local pid=$!
-		barrier "$name-up" 60
-		wait $pid
-		rc=$?
-	else
-		barrier "$name-up" 60
-		env "${env[@]}" timeout 120 "$stress" -r "$RDS_ADDR" \
-			-s "$RDS_PEER" -p "$port" --connect-retries 30 \
-			--json "$log/$name.json" "$@" > "$out" 2>&1
-		rc=$?
-	fi
+	stress_pair "$name" "$port" 120 "$out" "$log/$name.json" "$@"
+	rc=$stress_rc
 	sed 's/^/#   /' "$out"
 	grep -E '"rdma"|"errors"|"failure"' "$log/$name.json" 2>/dev/null |
 		sed 's/^/#   /'

@@ -78,21 +78,11 @@ run() {
 	c0=$(cat /sys/module/rds/parameters/ib_counters)
 	d0=$(dmesg | wc -l)
 	rdma statistic show link "$RDS_RXE/1" > "$log/$name.rxe0" 2>&1
-	if [ "$RDS_HOST" = 1 ]; then
-		timeout $((secs + 120)) "$stress" -r "$RDS_ADDR" -p "$port" \
-			--json "$js" > "$out" 2>&1 &
-		local pid=$!
-		barrier "$name-up" 60
-		wait $pid
-		rc=$?
-	else
-		barrier "$name-up" 60
+	[ "$RDS_HOST" = 2 ] &&
 		echo "# $name: rds-stress -s $RDS_PEER -p $port $* -T $secs"
-		timeout $((secs + 120)) "$stress" -r "$RDS_ADDR" -s "$RDS_PEER" \
-			-p "$port" --connect-retries 30 --json "$js" "$@" \
-			-T "$secs" > "$out" 2>&1
-		rc=$?
-	fi
+	stress_pair "$name" "$port" $((secs + 120)) "$out" "$js" -- "$@" \
+		-T "$secs"
+	rc=$stress_rc
 	grep -E 'rds-stress:|average' "$out" | sed 's/^/#   /'
 	grep -E '"rdma"|"counts"|"errors"|"failure"' "$js" 2>/dev/null |
 		sed 's/^/#   /'
