@@ -1142,6 +1142,31 @@ static void run_items(struct peerio *p, struct item *items, unsigned int n,
 	     host, i, (now_ms() - t0) / 1000.0, *ops, *bytes);
 }
 
+static void free_items(struct item *items, unsigned int n);
+
+/* A case made of planned items: one socket on port, the items in order,
+ * no status left over, the counters moved by at least what was issued
+ * here; the items are freed.
+ */
+static void run_case_items(const char *c0, uint16_t port, struct item *items,
+			   unsigned int n)
+{
+	uint64_t ops = 0, bytes = 0;
+	struct peerio p;
+
+	if (!sock_open(&p, addr, port, port)) {
+		if (!hello(&p))
+			run_items(&p, items, n, &ops, &bytes);
+		expect_no_status(&p, "after the last item");
+		close(p.fd);
+	}
+	if (ops)
+		expect_delta_ge(c0, "rdma_ops", ops);
+	if (bytes)
+		expect_delta_ge(c0, "rdma_bytes", bytes);
+	free_items(items, n);
+}
+
 static void free_items(struct item *items, unsigned int n)
 {
 	unsigned int i;
@@ -1163,9 +1188,8 @@ TEST_F_TIMEOUT(rdma, sizes, 280)
 	};
 	const unsigned int nfixed = sizeof(fixed) / sizeof(fixed[0]);
 	unsigned int nsz = nfixed + 4, n = 0, s, op, route, dir;
-	uint64_t sizes[32], r = seed ^ 0x5125, ops = 0, bytes = 0;
+	uint64_t sizes[32], r = seed ^ 0x5125;
 	struct item *items;
-	struct peerio p;
 
 	for (s = 0; s < nfixed; s++)
 		sizes[s] = fixed[s];
@@ -1186,17 +1210,7 @@ TEST_F_TIMEOUT(rdma, sizes, 280)
 						      dir, sizes[s], 1))
 						break;
 		}
-	if (!sock_open(&p, addr, PORT_BASE, PORT_BASE)) {
-		if (!hello(&p))
-			run_items(&p, items, n, &ops, &bytes);
-		expect_no_status(&p, "after the last item");
-		close(p.fd);
-	}
-	if (ops)
-		expect_delta_ge(self->c0, "rdma_ops", ops);
-	if (bytes)
-		expect_delta_ge(self->c0, "rdma_bytes", bytes);
-	free_items(items, n);
+	run_case_items(self->c0, PORT_BASE, items, n);
 }
 
 /* ---- case 2: many local iovecs ---- */
@@ -1210,10 +1224,9 @@ TEST_F_TIMEOUT(rdma, iovecs, 200)
 		{ 1024, 5000 }, { 1024, MAX_RDMA }, { 64, MAX_RDMA },
 	};
 	const unsigned int nv = sizeof(v) / sizeof(v[0]);
-	uint64_t r = seed ^ 0x10fec, ops = 0, bytes = 0;
+	uint64_t r = seed ^ 0x10fec;
 	unsigned int n = 0, i, op, dir;
 	struct item *items = calloc(nv * 4, sizeof(*items));
-	struct peerio p;
 
 	ASSERT_NE(NULL, items);
 	for (dir = 1; dir <= 2; dir++)
@@ -1227,15 +1240,7 @@ TEST_F_TIMEOUT(rdma, iovecs, 200)
 					      R_GETMR, dir, size, v[i].n))
 					break;
 			}
-	if (!sock_open(&p, addr, PORT_BASE + 10, PORT_BASE + 10)) {
-		if (!hello(&p))
-			run_items(&p, items, n, &ops, &bytes);
-		expect_no_status(&p, "after the last item");
-		close(p.fd);
-	}
-	if (ops)
-		expect_delta_ge(self->c0, "rdma_ops", ops);
-	free_items(items, n);
+	run_case_items(self->c0, PORT_BASE + 10, items, n);
 }
 
 /* ---- case 3: USE_ONCE ---- */
