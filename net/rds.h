@@ -142,7 +142,10 @@ struct rds_connection {
 	struct list_head	c_send_queue;	/* queued, not yet transmitted */
 	struct list_head	c_retrans;	/* sent, awaiting ack */
 	u64			c_next_tx_seq;
-	u64			c_next_rx_seq;
+	u64			c_next_rx_seq;	/* written under c_lock with
+						 * WRITE_ONCE: the IB receive
+						 * window reads it without
+						 */
 	unsigned int		c_unacked_packets;
 	unsigned int		c_unacked_bytes;
 	struct rcu_head		c_rcu;

@@ -109,7 +109,8 @@ void rds_recv_incoming(struct rds_connection *conn,
 	    (hdr->h_flags & RDS_FLAG_RETRANSMITTED))
 		drop = true;
 	else
-		conn->c_next_rx_seq = seq + 1;
+		/* Read without the lock by the IB window check. */
+		WRITE_ONCE(conn->c_next_rx_seq, seq + 1);
 	spin_unlock_bh(&conn->c_lock);
 	if (drop) {
 		rds_stats_inc(s_recv_drop_old_seq);

@@ -58,6 +58,8 @@ enum rds_seq_rx_verdict rds_seq_rx_check(struct rds_seq_rx *rx, u64 seq)
 	/* Data before the handshake told us where the peer starts. */
 	if (!rx->synced)
 		return RDS_RX_UNSYNCED;
+	if (!rds_seq_rx_in_window(rx->next, seq))
+		return RDS_RX_FAR;
 	if (rds_seq_before(seq, rx->next)) {
 		rx->owed = true;
 		return RDS_RX_DUP;

@@ -34,6 +34,7 @@
 #define _RDS_SEQ_H
 
 #ifdef __KERNEL__
+#include <linux/bits.h>
 #include <linux/types.h>
 #else
 #include "kshim.h"
@@ -102,7 +103,22 @@ enum rds_seq_rx_verdict {
 	RDS_RX_DELIVER,		/* new: deliver, then rds_seq_rx_done() */
 	RDS_RX_DUP,		/* already delivered: drop, count, still ACK */
 	RDS_RX_UNSYNCED,	/* data before any hello: protocol error */
+	RDS_RX_FAR,		/* outside the window: protocol error */
 };
+
+/* The receive window.  Numbers are skipped only for messages the sender
+ * cancelled or dropped with their op, and retransmissions start from the
+ * oldest message it holds: neither comes near 2^32 apart from the next
+ * expected number.  A sequence number 2^32 or more before or after it is
+ * a broken or hostile sender, and the transport resets the connection.
+ */
+#define RDS_SEQ_RX_WINDOW	BIT_ULL(32)
+
+static inline bool rds_seq_rx_in_window(u64 next, u64 seq)
+{
+	/* seq - next in [-W, W), taken modulo 2^64 */
+	return seq - next + RDS_SEQ_RX_WINDOW < 2 * RDS_SEQ_RX_WINDOW;
+}
 
 /* Classify an arriving data message; a duplicate makes an ACK owed. */
 enum rds_seq_rx_verdict rds_seq_rx_check(struct rds_seq_rx *rx, u64 seq);

@@ -145,7 +145,7 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 		/* A new peer (first contact or restarted): it starts afresh
 		 * at the oldest message it still holds for us.
 		 */
-		conn->c_next_rx_seq = hs->hello.tx_first;
+		WRITE_ONCE(conn->c_next_rx_seq, hs->hello.tx_first);
 		WRITE_ONCE(ic->i_rx_delivered, hs->hello.tx_first - 1);
 	}
 	spin_unlock_bh(&conn->c_lock);

@@ -160,6 +160,16 @@ static struct rds_message *rds_ib_recv_whole(const struct rds_header *hdr,
 	return rm;
 }
 
+/* The first header of a message: its sequence number must fall in the
+ * receive window (seq.h) around the next one expected.
+ */
+static bool rds_ib_recv_seq_ok(struct rds_ib_conn *ic,
+			       const struct rds_header *hdr)
+{
+	return rds_seq_rx_in_window(READ_ONCE(ic->i_conn->c_next_rx_seq),
+				    be64_to_cpu(hdr->h_sequence));
+}
+
 /* Take one data fragment.  Returns a complete message (the caller
  * delivers it) or NULL; sets *why on a protocol error.
  */
@@ -174,6 +184,10 @@ static struct rds_message *rds_ib_recv_frag(struct rds_ib_conn *ic,
 
 	lockdep_assert_held(&ic->i_rx_lock);
 	rm = ic->i_rx_rm;
+	if (!rm && !rds_ib_recv_seq_ok(ic, hdr)) {
+		*why = "sequence number out of window";
+		return NULL;
+	}
 	if (!rm && len <= RDS_IB_FRAG) {
 		/* A message of one frame: keep its data where it landed. */
 		struct page *page;
@@ -255,6 +269,8 @@ static const char *rds_ib_recv_pack(struct rds_ib_conn *ic,
 	spin_unlock_bh(&ic->i_rx_lock);
 	if (busy)
 		return "packed frame inside a message";
+	if (!rds_ib_recv_seq_ok(ic, hdr))
+		return "sequence number out of window";
 	page = rds_ib_rx_buf_take_page(buf);
 	data = page_address(page ?: buf->rb_page);
 	rm = rds_ib_recv_whole(hdr, page, data, 0, len, &why);
@@ -272,6 +288,10 @@ static const char *rds_ib_recv_pack(struct rds_ib_conn *ic,
 		if (inner.h_csum != rds_ib_hdr_csum(&inner)) {
 			rds_stats_inc(s_recv_drop_bad_checksum);
 			why = "packed header checksum";
+			break;
+		}
+		if (!rds_ib_recv_seq_ok(ic, &inner)) {
+			why = "sequence number out of window";
 			break;
 		}
 		rm = rds_ib_recv_whole(&inner, page, data,

@@ -801,15 +801,21 @@ static int hc_noport(struct peer *p)
 	       wait_acked(p, p->tx_next - 1, 10000);
 }
 
-/* A sequence number far out of any window: delivered (the protocol has
- * no window; numbers may be skipped) and acknowledged.
+/* Sequence numbers outside the receive window (net/seq.h: 2^32 either
+ * side of the next expected): the module resets the connection.
  */
 static int hc_seq_far(struct peer *p)
 {
 	return peer_send_msg_at(p, p->tx_next + (1ull << 62), 7001, 9999, 0,
-			     "far", 3, 10000) ||
-	       peer_send_drain(p, 10000) ||
-	       wait_acked(p, p->tx_next - 1, 10000);
+				"far", 3, 10000) ||
+	       peer_send_drain(p, 10000);
+}
+
+static int hc_seq_behind(struct peer *p)
+{
+	return peer_send_msg_at(p, p->tx_next - (1ull << 33), 7001, 9999,
+				RDS_FLAG_RETRANSMITTED, "old", 3, 10000) ||
+	       peer_send_drain(p, 10000);
 }
 
 static const struct hcase hcases[] = {
@@ -833,7 +839,8 @@ static const struct hcase hcases[] = {
 	{ "SEND larger than a receive buffer", H_RESET, 0, hc_oversize },
 	{ "congestion map of the wrong size", H_STAY, 1, hc_cong_size },
 	{ "message to a port nobody bound", H_STAY, 0, hc_noport },
-	{ "sequence number 2^62 ahead", H_STAY, 0, hc_seq_far },
+	{ "sequence number 2^62 ahead", H_RESET, 1, hc_seq_far },
+	{ "retransmission 2^33 behind", H_RESET, 1, hc_seq_behind },
 };
 
 /* Handshakes off the ordinary: 0 accepted, else the refusal reason. */

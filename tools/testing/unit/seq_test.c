@@ -343,6 +343,11 @@ static int step(struct state *st, int e, int arg)
 		case RDS_RX_UNSYNCED:
 			CHECK(0, st, "data %llu before the hello",
 			      (unsigned long long)m->seq);
+			break;
+		case RDS_RX_FAR:
+			CHECK(0, st, "data %llu outside the window of %llu",
+			      (unsigned long long)m->seq,
+			      (unsigned long long)st->rx.next);
 		}
 		if (rds_seq_rx_ack_when(&st->rx, f.ack_req, MAX_PKTS, MAX_BYTES) ==
 		    RDS_ACK_NOW)
@@ -552,6 +557,29 @@ static int test_grouping(void)
 	      "a duplicate makes an ACK owed");
 	CHECK(rds_seq_rx_check(&rx, 70) == RDS_RX_DELIVER, &d,
 	      "skipped numbers (cancelled or dropped messages) are fine");
+	/* The window's edges, from next = 71 and from next = 3 (whose lower
+	 * edge wraps below 0).
+	 */
+	rds_seq_rx_done(&rx, 70, 10);
+	CHECK(rds_seq_rx_check(&rx, 70 + RDS_SEQ_RX_WINDOW) == RDS_RX_DELIVER,
+	      &d, "last number of the window ahead");
+	CHECK(rds_seq_rx_check(&rx, 71 + RDS_SEQ_RX_WINDOW) == RDS_RX_FAR, &d,
+	      "first number beyond the window ahead");
+	CHECK(rds_seq_rx_check(&rx, 71 - RDS_SEQ_RX_WINDOW) == RDS_RX_DUP, &d,
+	      "last number of the window behind");
+	CHECK(rds_seq_rx_check(&rx, 70 - RDS_SEQ_RX_WINDOW) == RDS_RX_FAR, &d,
+	      "first number beyond the window behind");
+	CHECK(rds_seq_rx_check(&rx, 71 + (1ULL << 62)) == RDS_RX_FAR, &d,
+	      "2^62 ahead");
+	CHECK(rds_seq_rx_check(&rx, 71 + (1ULL << 63)) == RDS_RX_FAR, &d,
+	      "2^63 away");
+	rx.next = 3;
+	CHECK(rds_seq_rx_check(&rx, 3 - RDS_SEQ_RX_WINDOW) == RDS_RX_DUP, &d,
+	      "window behind across the wrap");
+	CHECK(rds_seq_rx_check(&rx, 2 - RDS_SEQ_RX_WINDOW) == RDS_RX_FAR, &d,
+	      "beyond the window behind across the wrap");
+	CHECK(rds_seq_rx_check(&rx, (u64)-1) == RDS_RX_DUP, &d,
+	      "2^64 - 1 is just behind 3");
 	rds_seq_rx_init(&rx);
 	CHECK(rds_seq_rx_check(&rx, 1) == RDS_RX_UNSYNCED, &d,
 	      "data before the hello");
