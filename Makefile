@@ -106,9 +106,8 @@ rdma-stress: rds-stress
 	@$(KVER_SH); $(T)/vm/run-tests --kver $$k --topology two \
 		--plan $(T)/vm/rdma-stress.tests
 
-# The wire peer's conformance, hostile-input and short fuzz tests (not in
-# make check yet: not all pass on the final code, and they take ~30 min
-# under emulation).
+# The wire peer's conformance, hostile-input and short fuzz tests (make
+# check runs them on every kernel series; about 5 min each under TCG).
 wire-peer:
 	@$(T)/deps.sh --quiet
 	$(MAKE) -C tools/testing/peer

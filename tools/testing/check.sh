@@ -8,8 +8,10 @@
 #   2. user-space unit tests (ASan/UBSan), one result per test program
 #   3. the module built against every installed kernel series, no warnings
 #   4. sparse (C=2), no report; checkpatch, no report
-#   5. the VM selftests (one-host and two-host topologies) on every series,
-#      rds-stress over the kernel's own RDS, and rds-stress -D (RDMA) over ours
+#   5. the VM selftests (one-host and two-host topologies) and the wire
+#      peer's tests (conformance, hostile input, a 30 s fuzz run) on every
+#      series, rds-stress over the kernel's own RDS, and rds-stress -D
+#      (RDMA) over ours
 #   6. negative controls: the harness must fail a failing test, a guest that
 #      WARNs and a guest that hangs, and name the test each time
 #
@@ -136,6 +138,8 @@ vm_suite() {	# vm_suite LABEL RUN-TESTS-ARGS...
 
 for k in $vm_kvers; do
 	vm_suite "vm $k" --kver "$k"
+	vm_suite "vm $k wire-peer" --kver "$k" --topology two \
+		--plan tools/testing/vm/wire-peer.tests
 done
 vm_suite "vm $kver rds-stress/mainline" --kver "$kver" --topology two \
 	--plan tools/testing/vm/rds-stress.tests
