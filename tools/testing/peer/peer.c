@@ -16,6 +16,7 @@
 
 #define PEER_SLOT	(3 * PEER_FRAG)	/* a send slot: room for oversize */
 #define PEER_NTX	64
+#define PEER_WR_RDMA	(~0ull)	/* wr_id of our one-sided op */
 
 _Static_assert(sizeof(struct rds_header) == RDS_IB_HDR_LEN, "header size");
 _Static_assert(offsetof(struct rds_header, h_ack) == RDS_IB_HDR_ACK, "h_ack");
@@ -201,6 +202,7 @@ static void peer_start(struct peer *p)
 	p->ack_sent = p->rx_last;
 	p->ack_seen_valid = false;
 	p->part_busy = false;
+	p->rdma_busy = false;
 	p->up = true;
 	p->gone = false;
 	p->gone_why = NULL;
@@ -532,6 +534,10 @@ static int peer_reap_tx(struct peer *p)
 	while ((n = ibv_poll_cq(p->scq, 16, wc)) > 0) {
 		for (i = 0; i < n; i++) {
 			p->tx_busy--;
+			if (wc[i].wr_id == PEER_WR_RDMA) {
+				p->rdma_status = wc[i].status;
+				p->rdma_busy = false;
+			}
 			if (wc[i].status != IBV_WC_SUCCESS) {
 				peer_lost(p, ibv_wc_status_str(wc[i].status));
 				ret = -1;
@@ -596,6 +602,56 @@ static int peer_post(struct peer *p, const struct rds_header *hdr, u32 hlen,
 	p->tx_busy++;
 	p->st.tx_frames++;
 	return wait ? peer_send_drain(p, 20000) : 0;
+}
+
+struct ibv_mr *peer_reg_mr(struct peer *p, void *buf, size_t len, u64 iova,
+			   int access)
+{
+	if (!p->pd)
+		return NULL;
+	if (iova == PEER_NO_IOVA)
+		return ibv_reg_mr(p->pd, buf, len, access);
+	return ibv_reg_mr_iova(p->pd, buf, len, iova, access);
+}
+
+int peer_rdma(struct peer *p, bool write, struct ibv_mr *mr, void *local,
+	      u32 len, u32 rkey, u64 addr, int tmo_ms)
+{
+	struct ibv_send_wr wr = { 0 }, *bad;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)local, .length = len, .lkey = mr->lkey,
+	};
+	u64 end = peer_now_ms() + tmo_ms;
+
+	if (!p->id || !p->id->qp || p->gone || p->rdma_busy)
+		return -1;
+	peer_reap_tx(p);
+	if (p->tx_busy >= p->ntx && peer_send_drain(p, 10000))
+		return -1;
+	wr.wr_id = PEER_WR_RDMA;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = addr;
+	wr.wr.rdma.rkey = rkey;
+	if (ibv_post_send(p->id->qp, &wr, &bad))
+		return -1;
+	p->tx_busy++;
+	p->rdma_busy = true;
+	while (p->rdma_busy && (s64)(end - peer_now_ms()) > 0) {
+		if (peer_poll(p, 20, false) < 0) {
+			/* Gone: the completion (its error or a flush) still
+			 * comes on the send queue.
+			 */
+			peer_reap_tx(p);
+			if (p->rdma_busy)
+				usleep(1000);
+		}
+	}
+	if (p->rdma_busy)
+		return -1;
+	return p->rdma_status;
 }
 
 int peer_send_frame(struct peer *p, const struct rds_header *hdr,

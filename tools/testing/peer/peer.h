@@ -111,6 +111,10 @@ struct peer {
 	struct peer_msg		*q;
 	unsigned int		qn, qcap;
 
+	/* our one-sided op in flight (peer_rdma) */
+	bool			rdma_busy;
+	int			rdma_status;	/* its completion's status */
+
 	struct peer_stats	st;
 };
 
@@ -184,6 +188,23 @@ void peer_msg_free(struct peer_msg *m);
 int peer_wait_gone(struct peer *p, int tmo_ms);
 /* Grant back what was withheld (and stop withholding). */
 int peer_release_credits(struct peer *p);
+
+/* One-sided ops of the peer (tests of the module's memory regions).
+ * peer_reg_mr: a region of ours in the connection's protection domain
+ * (gone with the connection: deregister it before peer_disconnect), at
+ * iova when iova is not PEER_NO_IOVA.  NULL on failure.
+ */
+#define PEER_NO_IOVA	(~0ull)
+struct ibv_mr *peer_reg_mr(struct peer *p, void *buf, size_t len, u64 iova,
+			   int access);
+/* An RDMA WRITE (write) or READ of len bytes between local (inside mr)
+ * and the module's addr under rkey; waits up to tmo_ms for its completion
+ * while taking what arrives.  Its status (IBV_WC_SUCCESS = 0, or an error
+ * such as IBV_WC_REM_ACCESS_ERR, after which the connection is gone), or
+ * -1 when it could not be posted or did not complete.
+ */
+int peer_rdma(struct peer *p, bool write, struct ibv_mr *mr, void *local,
+	      u32 len, u32 rkey, u64 addr, int tmo_ms);
 
 /* The payload pattern shared with peer_host.py. */
 static inline u8 peer_pattern(u32 idx, u32 i)
