@@ -107,7 +107,7 @@ rdma-stress: rds-stress
 		--plan $(T)/vm/rdma-stress.tests
 
 # The wire peer's conformance, hostile-input and short fuzz tests (make
-# check runs them on every kernel series; about 5 min each under TCG).
+# check runs them on every kernel series; about 6 min each under TCG).
 wire-peer:
 	@$(T)/deps.sh --quiet
 	$(MAKE) -C tools/testing/peer
