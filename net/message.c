@@ -54,8 +54,9 @@ static struct rds_message *rds_message_new(unsigned int len,
 	return rm;
 }
 
-/* A message whose len payload bytes (1..PAGE_SIZE - off) are at off in
- * page: the message takes over the caller's reference to the page.  One
+/* A message whose len payload bytes (1..page_size(page) - off) are at off
+ * in page (a compound page's head, or a single page): the message takes
+ * over the caller's reference to the page.  One
  * reference to the message, owned by the caller.
  */
 struct rds_message *rds_message_alloc_page(struct page *page,
@@ -64,7 +65,7 @@ struct rds_message *rds_message_alloc_page(struct page *page,
 {
 	struct rds_message *rm;
 
-	if (!len || off >= PAGE_SIZE || len > PAGE_SIZE - off)
+	if (!len || off >= page_size(page) || len > page_size(page) - off)
 		return NULL;
 	rm = rds_message_new(len, 1, gfp);
 	if (!rm)

@@ -110,7 +110,7 @@ static void rds_ib_cm_handshake_fill(struct rds_ib_conn *ic,
 	memset(hs, 0, sizeof(*hs));
 	hs->major = RDS_IB_HS_MAJOR;
 	hs->minor = RDS_IB_HS_MINOR;
-	hs->frag_shift = PAGE_SHIFT;
+	hs->frag_shift = RDS_IB_RX_SHIFT;
 	hs->credits = ic->i_grant;
 	hs->tos = tos;
 	hs->hello.gen = rds_ib_gen;
@@ -157,11 +157,14 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 	spin_lock_bh(&ic->i_lock);
 	ic->i_peer_grant = hs->credits;
 	ic->i_credit.avail += hs->credits;
-	/* Minor 1 and later take packed frames. */
+	/* Minor 1 and later take packed frames, as large as their receive
+	 * buffers (the decoder took frag_shift within 12..16).
+	 */
 	ic->i_pack_max = 1;
 	if (min_t(u8, hs->minor, RDS_IB_HS_MINOR) >= 1)
 		ic->i_pack_max = min_t(unsigned int, RDS_IB_PACK_MAX,
 				       ic->i_send_sge / 2);
+	ic->i_pack_room = 1U << hs->frag_shift;
 	spin_unlock_bh(&ic->i_lock);
 
 	/* Its rx_next speaks of us only if it knows this generation of us. */
@@ -223,6 +226,7 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 	rds_ib_credit_init(&ic->i_credit, 0, ic->i_grant);
 	ic->i_peer_grant = RDS_IB_HS_MAX_CREDITS;
 	ic->i_pack_max = 1;	/* until the peer's handshake says */
+	ic->i_pack_room = RDS_IB_FRAG;
 	spin_unlock_bh(&ic->i_lock);
 	WRITE_ONCE(ic->i_rx_stopped, false);
 
@@ -486,7 +490,7 @@ static void rds_ib_cm_refuse(struct rdma_cm_id *cm_id,
 	struct rds_ib_hs hs = {
 		.major		= RDS_IB_HS_MAJOR,
 		.minor		= RDS_IB_HS_MINOR,
-		.frag_shift	= PAGE_SHIFT,
+		.frag_shift	= RDS_IB_RX_SHIFT,
 		.reason		= reason,
 		.hello.gen	= rds_ib_gen,
 	};

@@ -132,7 +132,7 @@ static int rds_ib_add_one(struct ib_device *dev)
 	pr_info("%s: added: %s receive, %u buffers of %u bytes (%u KiB)\n",
 		dev_name(&dev->dev), rdev->rd_rx_ops->name, rdev->rd_rx_nr,
 		rdev->rd_frag_size,
-		rdev->rd_rx_nr * (unsigned int)PAGE_SIZE / 1024);
+		rdev->rd_rx_nr * RDS_IB_RX_BYTES / 1024);
 	return 0;
 
 err_cq:

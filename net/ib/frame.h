@@ -42,8 +42,10 @@
 #define RDS_IB_FLAG_HB		0x40	/* control frame: answer me */
 #define RDS_IB_FLAG_PACK	0x20	/* data frame: whole messages follow */
 
-/* Most messages a sender puts in one packed frame (two SGEs each). */
-#define RDS_IB_PACK_MAX		4
+/* Most messages a sender puts in one packed frame (two SGEs each): 7 of
+ * 1 KiB fill a receive buffer of 8 KiB.
+ */
+#define RDS_IB_PACK_MAX		8
 
 /* Where the fields a packed frame's walker reads sit in a header. */
 #define RDS_IB_HDR_ACK		8	/* __be64 h_ack */

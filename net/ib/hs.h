@@ -18,7 +18,10 @@
  *  16  rx_next    next sequence number the sender will deliver
  *  24  tx_first   oldest sequence number the sender still holds
  *  32  credits    receives the sender grants the receiver at once
- *  36  frag_shift log2 of the fragment size the sender receives (12..16)
+ *  36  frag_shift log2 of the data bytes of the sender's receive buffers
+ *                 (12..16): the most a frame to it may carry after the
+ *                 header (ours: 13).  Messages are fragmented at 4 KiB
+ *                 whatever it says; packed frames fill up to it.
  *  37  reserved   0
  *  38  tos        type of service of the connection
  *  39  reason     REJ only: why the connection is refused (RDS_IB_HS_R_*)

@@ -104,6 +104,14 @@ extern unsigned int rds_ib_srq_size;
  * small messages (a packed frame).
  */
 #define RDS_IB_FRAG		PAGE_SIZE
+/* The data part of a receive buffer: 8 KiB (an order-1 page), told to the
+ * peer in the handshake (frag_shift).  Messages are fragmented at
+ * RDS_IB_FRAG whatever the peer's buffers hold; a packed frame fills up to
+ * the peer's buffer: 7 messages of 1 KiB where a 4 KiB one takes 3.
+ */
+#define RDS_IB_RX_SHIFT		13
+#define RDS_IB_RX_BYTES		((u32)BIT(RDS_IB_RX_SHIFT))
+#define RDS_IB_RX_ORDER		get_order(RDS_IB_RX_BYTES)
 #define RDS_IB_SEND_RING	128	/* data send slots per connection */
 #define RDS_IB_SEND_SGE		(2 * RDS_IB_PACK_MAX)
 /* Send queue entries beyond the ring, for RDMA, atomic, REG_MR and
@@ -125,8 +133,9 @@ struct rds_ib_send_slot {
 	struct ib_sge		s_sge[RDS_IB_SEND_SGE];
 	struct rds_message	*s_rm[RDS_IB_PACK_MAX];	/* references */
 	u8			s_nrm;		/* 0: a control frame */
-	u8			s_inner;	/* bit i: s_sge[i] is a header */
+	u16			s_inner;	/* bit i: s_sge[i] is a header */
 };
+static_assert(RDS_IB_SEND_SGE <= BITS_PER_TYPE(u16));
 
 /* Counters of the IB transport, listed by the ib_counters parameter. */
 enum {
@@ -212,6 +221,9 @@ struct rds_ib_conn {
 	unsigned int		i_pack_n;
 	u32			i_pack_used;	/* frame data bytes they take */
 	unsigned int		i_pack_max;	/* 1: the peer takes no packs */
+	u32			i_pack_room;	/* data bytes of the peer's
+						 * receive buffers
+						 */
 	unsigned int		i_send_sge;	/* SGEs per send of the QP */
 	u32			i_rx_unacked;	/* delivered, not yet acked */
 	u64			i_rx_unacked_bytes;

@@ -125,10 +125,18 @@ static void rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm)
 		mod_timer(&ic->i_ack_timer, jiffies + 1);
 }
 
+/* A message keeps its data in the receive buffer's page (8 KiB) only if
+ * it has an eighth of it or more; a smaller one is copied into a page of
+ * its own, as a fragmented message is: a small message left unread on a
+ * socket then holds one page, not the buffer's two.
+ */
+#define RDS_IB_RX_KEEP_MIN	(RDS_IB_RX_BYTES / 8)
+
 /* A whole message (one frame) of len bytes at off in the frame's data:
  * on page, taken from the receive buffer, it keeps the data where it
- * landed (a page reference per message); without a page (none could be
- * had to refill the buffer), the data is copied out of data.  NULL: *why.
+ * landed (a page reference per message) if it is large enough; else, or
+ * without a page (none could be had to refill the buffer), the data is
+ * copied out of data.  NULL: *why.
  */
 static struct rds_message *rds_ib_recv_whole(const struct rds_header *hdr,
 					     struct page *page, const u8 *data,
@@ -136,7 +144,7 @@ static struct rds_message *rds_ib_recv_whole(const struct rds_header *hdr,
 {
 	struct rds_message *rm = NULL;
 
-	if (page && len) {
+	if (page && len >= RDS_IB_RX_KEEP_MIN) {
 		get_page(page);
 		rm = rds_message_alloc_page(page, off, len, GFP_ATOMIC);
 		if (!rm)
@@ -196,7 +204,8 @@ static struct rds_message *rds_ib_recv_frag(struct rds_ib_conn *ic,
 			*why = "fragment length";
 			return NULL;
 		}
-		page = len ? rds_ib_rx_buf_take_page(buf) : NULL;
+		page = len >= RDS_IB_RX_KEEP_MIN ?
+		       rds_ib_rx_buf_take_page(buf) : NULL;
 		rm = rds_ib_recv_whole(hdr, page, page_address(page ?: buf->rb_page),
 				       0, len, why);
 		if (page)
@@ -271,7 +280,8 @@ static const char *rds_ib_recv_pack(struct rds_ib_conn *ic,
 		return "packed frame inside a message";
 	if (!rds_ib_recv_seq_ok(ic, hdr))
 		return "sequence number out of window";
-	page = rds_ib_rx_buf_take_page(buf);
+	page = data_len >= RDS_IB_RX_KEEP_MIN ?
+	       rds_ib_rx_buf_take_page(buf) : NULL;
 	data = page_address(page ?: buf->rb_page);
 	rm = rds_ib_recv_whole(hdr, page, data, 0, len, &why);
 	if (!rm)

@@ -159,7 +159,7 @@ static void rds_ib_ring_conn_stop(struct rds_ib_conn *ic)
 static int rds_ib_ring_setup(struct rds_ib_device *rdev)
 {
 	rdev->rd_rx_nr = 0;
-	rdev->rd_frag_size = RDS_IB_HDR_BYTES + PAGE_SIZE;
+	rdev->rd_frag_size = RDS_IB_HDR_BYTES + RDS_IB_RX_BYTES;
 	return 0;
 }
 

@@ -355,7 +355,7 @@ static int rds_ib_pack_add(struct rds_ib_conn *ic, struct rds_message *rm,
 	lockdep_assert_held(&ic->i_lock);
 	if (ic->i_pack_n &&
 	    !rds_ib_pack_fits(ic->i_pack_used, ic->i_pack_n, rm->m_len,
-			      RDS_IB_FRAG, ic->i_pack_max)) {
+			      ic->i_pack_room, ic->i_pack_max)) {
 		ret = rds_ib_pack_post(ic);
 		if (ret)
 			return ret;
@@ -363,7 +363,7 @@ static int rds_ib_pack_add(struct rds_ib_conn *ic, struct rds_message *rm,
 	rds_message_get(rm);
 	ic->i_pack_used += rds_ib_pack_cost(ic->i_pack_n, rm->m_len);
 	ic->i_pack[ic->i_pack_n++] = rm;
-	if (rds_ib_pack_fits(ic->i_pack_used, ic->i_pack_n, 0, RDS_IB_FRAG,
+	if (rds_ib_pack_fits(ic->i_pack_used, ic->i_pack_n, 0, ic->i_pack_room,
 			     ic->i_pack_max)) {
 		if (more_queued)
 			return 0;

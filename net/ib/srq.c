@@ -3,8 +3,8 @@
  * Receiving through a shared receive queue (SRQ): one queue of receive
  * buffers per device, shared by every connection on it, so that receive
  * memory does not grow with the number of peers.  A buffer takes one
- * fragment: the RDS header in a small DMA-mapped slot and the data in a
- * page, as two scatter/gather entries.
+ * frame: the RDS header in a small DMA-mapped slot and the data in an
+ * order-1 page (RDS_IB_RX_BYTES), as two scatter/gather entries.
  *
  * Completions come on the device's shared receive CQ; a buffer goes back
  * on the SRQ as soon as its fragment has been taken (refill from the
@@ -54,7 +54,7 @@ void rds_ib_rx_buf_wr(struct rds_ib_rx_buf *buf, struct ib_recv_wr *wr,
 	sge[0].length = RDS_IB_HDR_BYTES;
 	sge[0].lkey = lkey;
 	sge[1].addr = buf->rb_dma;
-	sge[1].length = PAGE_SIZE;
+	sge[1].length = RDS_IB_RX_BYTES;
 	sge[1].lkey = lkey;
 	memset(wr, 0, sizeof(*wr));
 	wr->wr_cqe = &buf->rb_cqe;
@@ -62,30 +62,39 @@ void rds_ib_rx_buf_wr(struct rds_ib_rx_buf *buf, struct ib_recv_wr *wr,
 	wr->num_sge = 2;
 }
 
+/* The data page of a buffer: compound, so that the messages it is handed
+ * to (rds_ib_rx_buf_take_page()) can hold it by any of its bytes.
+ */
+static struct page *rds_ib_rx_page_alloc(gfp_t gfp)
+{
+	return alloc_pages(gfp | __GFP_COMP, RDS_IB_RX_ORDER);
+}
+
 /* Give a buffer its page, mapped for the device. */
 int rds_ib_rx_buf_alloc(struct rds_ib_rx_buf *buf, bool may_fail)
 {
 	struct ib_device *dev = buf->rb_dev->rd_dev;
 
-	buf->rb_page = may_fail && rds_fault() ? NULL : alloc_page(GFP_KERNEL);
+	buf->rb_page = may_fail && rds_fault() ? NULL :
+		       rds_ib_rx_page_alloc(GFP_KERNEL);
 	if (!buf->rb_page)
 		return -ENOMEM;
-	buf->rb_dma = ib_dma_map_page(dev, buf->rb_page, 0, PAGE_SIZE,
+	buf->rb_dma = ib_dma_map_page(dev, buf->rb_page, 0, RDS_IB_RX_BYTES,
 				      DMA_FROM_DEVICE);
 	if (ib_dma_mapping_error(dev, buf->rb_dma)) {
-		__free_page(buf->rb_page);
+		put_page(buf->rb_page);
 		return -ENOMEM;
 	}
-	atomic_inc(&rds_ib_rx_pages);
+	atomic_add(1 << RDS_IB_RX_ORDER, &rds_ib_rx_pages);
 	return 0;
 }
 
 void rds_ib_rx_buf_free(struct rds_ib_rx_buf *buf)
 {
-	ib_dma_unmap_page(buf->rb_dev->rd_dev, buf->rb_dma, PAGE_SIZE,
+	ib_dma_unmap_page(buf->rb_dev->rd_dev, buf->rb_dma, RDS_IB_RX_BYTES,
 			  DMA_FROM_DEVICE);
-	__free_page(buf->rb_page);
-	atomic_dec(&rds_ib_rx_pages);
+	put_page(buf->rb_page);
+	atomic_sub(1 << RDS_IB_RX_ORDER, &rds_ib_rx_pages);
 }
 
 /* Take the page of a filled buffer, whose data then goes to messages as
@@ -98,15 +107,16 @@ struct page *rds_ib_rx_buf_take_page(struct rds_ib_rx_buf *buf)
 	struct page *page, *old = buf->rb_page;
 	u64 dma;
 
-	page = rds_fault() ? NULL : alloc_page(GFP_ATOMIC);
+	page = rds_fault() ? NULL :
+	       rds_ib_rx_page_alloc(GFP_ATOMIC | __GFP_NOWARN);
 	if (!page)
 		return NULL;
-	dma = ib_dma_map_page(dev, page, 0, PAGE_SIZE, DMA_FROM_DEVICE);
+	dma = ib_dma_map_page(dev, page, 0, RDS_IB_RX_BYTES, DMA_FROM_DEVICE);
 	if (ib_dma_mapping_error(dev, dma)) {
-		__free_page(page);
+		put_page(page);
 		return NULL;
 	}
-	ib_dma_unmap_page(dev, buf->rb_dma, PAGE_SIZE, DMA_FROM_DEVICE);
+	ib_dma_unmap_page(dev, buf->rb_dma, RDS_IB_RX_BYTES, DMA_FROM_DEVICE);
 	buf->rb_page = page;
 	buf->rb_dma = dma;
 	return old;
@@ -120,13 +130,14 @@ void rds_ib_rx_buf_sync(struct rds_ib_rx_buf *buf, bool to_cpu)
 	if (to_cpu) {
 		ib_dma_sync_single_for_cpu(dev, buf->rb_hdr_dma,
 					   RDS_IB_HDR_BYTES, DMA_FROM_DEVICE);
-		ib_dma_sync_single_for_cpu(dev, buf->rb_dma, PAGE_SIZE,
+		ib_dma_sync_single_for_cpu(dev, buf->rb_dma, RDS_IB_RX_BYTES,
 					   DMA_FROM_DEVICE);
 	} else {
 		ib_dma_sync_single_for_device(dev, buf->rb_hdr_dma,
 					      RDS_IB_HDR_BYTES,
 					      DMA_FROM_DEVICE);
-		ib_dma_sync_single_for_device(dev, buf->rb_dma, PAGE_SIZE,
+		ib_dma_sync_single_for_device(dev, buf->rb_dma,
+					      RDS_IB_RX_BYTES,
 					      DMA_FROM_DEVICE);
 	}
 }
@@ -208,7 +219,7 @@ static int rds_ib_srq_setup(struct rds_ib_device *rdev)
 	n = min_t(unsigned int, rds_ib_srq_size, dev->attrs.max_srq_wr - 1);
 	rdev->rd_rx_nr = n;
 	atomic_set(&rdev->rd_rx_free, n);
-	rdev->rd_frag_size = RDS_IB_HDR_BYTES + PAGE_SIZE;
+	rdev->rd_frag_size = RDS_IB_HDR_BYTES + RDS_IB_RX_BYTES;
 
 	attr.attr.max_wr = n;
 	attr.attr.max_sge = 2;

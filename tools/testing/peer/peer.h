@@ -34,6 +34,7 @@
 #define PEER_BUF		(RDS_IB_HDR_LEN + PEER_FRAG)
 #define PEER_RDS_PORT		18634
 #define PEER_MAX_MSG		(1u << 20)
+#define PEER_PACK_MAX		4	/* messages in the packed frames we send */
 
 /* A frame as received. */
 struct peer_frame {

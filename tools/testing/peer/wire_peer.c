@@ -243,8 +243,8 @@ static int wait_acked(struct peer *p, u64 seq, int tmo_ms)
 static int t_tx(void)
 {
 	static u8 buf[PEER_MAX_MSG];
-	const u8 *pd[RDS_IB_PACK_MAX];
-	u32 pl[RDS_IB_PACK_MAX];
+	const u8 *pd[PEER_PACK_MAX];
+	u32 pl[PEER_PACK_MAX];
 	struct peer p;
 	u32 idx = 0, i, j;
 	u64 last, ctrl0;
@@ -270,8 +270,8 @@ static int t_tx(void)
 	check(ok, "%u messages of the boundary sizes sent", nsizes);
 	/* 2. packed frames of 2..4 small messages */
 	ok = 1;
-	for (j = 2; j <= RDS_IB_PACK_MAX; j++) {
-		static u8 small[RDS_IB_PACK_MAX][600];
+	for (j = 2; j <= PEER_PACK_MAX; j++) {
+		static u8 small[PEER_PACK_MAX][600];
 
 		for (i = 0; i < j; i++) {
 			pl[i] = 1 + (i * 97 + j * 13) % 600;
@@ -792,10 +792,10 @@ static int hc_pack_len(struct peer *p) { return hc_pack(p, 4); }
 static int hc_pack_empty(struct peer *p) { return hc_pack(p, 5); }
 static int hc_pack_short(struct peer *p) { return hc_pack(p, 6); }
 
-/* A SEND bigger than the module's receive buffer (header + one page). */
+/* A SEND bigger than the module's receive buffer (header + 8 KiB). */
 static int hc_oversize(struct peer *p)
 {
-	static u8 d[2 * PEER_FRAG];
+	static u8 d[2 * PEER_FRAG + 1024];
 	struct rds_header h;
 
 	peer_hdr_fill(p, &h, p->tx_next++, sizeof(d), 7001, dport, 0);

@@ -26,9 +26,13 @@ for t in ib_sizes_test ib_mux_test; do
 	grep -E '^# (sent|host|ib_counters)|^not ok' /tmp/ring.$t
 	check "$t with per-connection rings" test $rc = 0
 done
-# One connection's ring: its credits plus the control buffer, one page each.
-check "receive pages held by the connection" \
-	test "$(cat $P/ib_rx_pages)" = "$(( $(cat $P/ib_credits) + 1 ))"
+# One connection's ring: its credits plus the control buffer, each of the
+# pages its data takes ("buffers of N bytes": a 48-byte header and the data).
+bytes=$(dmesg | grep "$RDS_RXE: added: per-connection-ring" | tail -1 |
+	sed -n 's/.*buffers of \([0-9]*\) bytes.*/\1/p')
+per=$(( (${bytes:-0} - 48 + 4095) / 4096 ))
+check "receive pages held by the connection ($per per buffer)" \
+	test "$(cat $P/ib_rx_pages)" = "$(( ($(cat $P/ib_credits) + 1) * per ))"
 barrier tested 600 || ksft_fail "barrier tested"
 check "reload as usual" reload
 check "receive pages back to the SRQ's" \
