@@ -133,9 +133,10 @@ struct rds_ib_send_slot {
 	struct ib_sge		s_sge[RDS_IB_SEND_SGE];
 	struct rds_message	*s_rm[RDS_IB_PACK_MAX];	/* references */
 	u8			s_nrm;		/* 0: a control frame */
-	u16			s_inner;	/* bit i: s_sge[i] is a header */
+	u16			s_inner;	/* bit i: s_sge[i] is a header:
+						 * RDS_IB_SEND_SGE bits at most
+						 */
 };
-static_assert(RDS_IB_SEND_SGE <= BITS_PER_TYPE(u16));
 
 /* Counters of the IB transport, listed by the ib_counters parameter. */
 enum {

@@ -131,6 +131,7 @@ static int rds_ib_slot_add_hdr(struct rds_ib_conn *ic,
 	sge->addr = dma;
 	sge->length = sizeof(*hdr);
 	sge->lkey = ic->i_rdev->rd_pd->local_dma_lkey;
+	BUILD_BUG_ON(BITS_PER_TYPE(s->s_inner) < RDS_IB_SEND_SGE);
 	s->s_inner |= BIT(s->s_wr.num_sge);
 	s->s_wr.num_sge++;
 	return 0;
