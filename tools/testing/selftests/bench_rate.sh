@@ -49,7 +49,7 @@ for ((r = 1; r <= rounds; r++)); do
 			ksft_fail "round $r: $which loaded"
 			ksft_exit
 		fi
-		if bench_pair "$which.$r" 3 "" \
+		if bench_pair "$which.$r" "${BENCH_ATTEMPTS:-6}" "" \
 			"qperf -v -ws 20 -t 8 -m $size $RDS_PEER rds_bw"; then
 			if [ "$RDS_HOST" = 2 ]; then
 				v=$(msg_rate)
