@@ -1290,6 +1290,21 @@ static u32 rdiff(const u8 *b, u32 from, u32 to, int idx, u8 want)
 	return bad;
 }
 
+/* READ the len bytes of host 1's region back into lbuf: they must be the
+ * pattern 201 our WRITE put there.
+ */
+static void rread_check(struct peer *p, struct ibv_mr *lmr, u8 *lbuf, u32 len,
+			u32 rkey, u32 off, const char *what)
+{
+	int st;
+
+	memset(lbuf, 0, len);
+	st = peer_rdma(p, false, lmr, lbuf, len, rkey, off, 30000);
+	check(st == IBV_WC_SUCCESS && !rdiff(lbuf, 0, len, 201, 0),
+	      "%s: %s, %u bytes differ from what we wrote", what, wc_name(st),
+	      rdiff(lbuf, 0, len, 201, 0));
+}
+
 static bool rkey_of(const struct peer_msg *m, u32 *key)
 {
 	return rds_exthdr_find(m->hdr.h_exthdr, RDS_EXTHDR_RDMA, key, 1);
@@ -1324,11 +1339,7 @@ static void rdma_ours(struct peer *p)
 	st = peer_rdma(p, true, lmr, lbuf, len, rkey, off, 30000);
 	check(st == IBV_WC_SUCCESS, "WRITE of the whole region (%u bytes at %u): %s",
 	      len, off, wc_name(st));
-	memset(lbuf, 0, R_SPACE);
-	st = peer_rdma(p, false, lmr, lbuf, len, rkey, off, 30000);
-	check(st == IBV_WC_SUCCESS && !rdiff(lbuf, 0, len, 201, 0),
-	      "READ of the whole region: %s, %u bytes differ from what we wrote",
-	      wc_name(st), rdiff(lbuf, 0, len, 201, 0));
+	rread_check(p, lmr, lbuf, len, rkey, off, "READ of the whole region");
 	check(!rsay(p, "written"), "host 1 told: written");
 	if (rwant(p, "checked", txt, sizeof(txt), 60000))
 		goto out;
@@ -1342,11 +1353,8 @@ static void rdma_ours(struct peer *p)
 	if (!lmr)
 		goto out;
 	/* The key survived five failed queue pairs; nothing changed. */
-	memset(lbuf, 0, R_SPACE);
-	st = peer_rdma(p, false, lmr, lbuf, len, rkey, off, 30000);
-	check(st == IBV_WC_SUCCESS && !rdiff(lbuf, 0, len, 201, 0),
-	      "after the refused ones: the key still reads the region, unchanged (%s, %u bytes differ)",
-	      wc_name(st), rdiff(lbuf, 0, len, 201, 0));
+	rread_check(p, lmr, lbuf, len, rkey, off,
+		    "after the refused ones: the key still reads the region, unchanged");
 	check(!rsay(p, "denied"), "host 1 told: denied");
 	if (rwant(p, "freed", txt, sizeof(txt), 60000))
 		goto out;

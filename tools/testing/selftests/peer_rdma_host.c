@@ -250,6 +250,20 @@ static long long ctr_wait(const char *key, long long min)
 	return v;
 }
 
+/* After n refused ops of the peer (counters taken before as r0, c0): the
+ * connection was reset after each and accepted again, exactly n times.
+ */
+static void expect_reaccepted(long long r0, long long c0, int n,
+			      const char *what)
+{
+	long long r = ctr_wait("resets", r0 + n) - r0;
+	long long c = ctr_wait("connects", c0 + n) - c0;
+
+	ck(r >= n && c == n,
+	   "%s: the connection was reset and accepted again (resets +%lld, connects +%lld)",
+	   what, r, c);
+}
+
 static void part1(void)
 {
 	uint8_t *buf = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE,
@@ -291,11 +305,7 @@ static void part1(void)
 	if (!want("denied", txt, sizeof(txt)))
 		return;
 	check_region(buf, 201, "after the refused WRITEs");
-	r0 = ctr_wait("resets", r0 + 5) - r0;
-	c0 = ctr_wait("connects", c0 + 5) - c0;
-	ck(r0 >= 5 && c0 == 5,
-	   "the connection was reset after each of the 5 and accepted again (resets +%lld, connects +%lld)",
-	   r0, c0);
+	expect_reaccepted(r0, c0, 5, "after each of the 5 refused WRITEs");
 	fr.cookie = cookie;
 	ck(!setsockopt(fd, SOL_RDS, RDS_FREE_MR, &fr, sizeof(fr)),
 	   "RDS_FREE_MR: %s", strerror(errno));
@@ -305,11 +315,7 @@ static void part1(void)
 	if (!want("stale", txt, sizeof(txt)))
 		return;
 	check_region(buf, 201, "after the WRITE with the freed key");
-	r0 = ctr_wait("resets", r0 + 1) - r0;
-	c0 = ctr_wait("connects", c0 + 1) - c0;
-	ck(r0 >= 1 && c0 == 1,
-	   "the connection was reset and accepted again (resets +%lld, connects +%lld)",
-	   r0, c0);
+	expect_reaccepted(r0, c0, 1, "after the WRITE with the freed key");
 	munmap(buf, 3 * PAGE);
 }
 
