@@ -101,29 +101,47 @@ static int all_drained(struct run *r)
 	return 1;
 }
 
-/* "n c[0][0] c[0][1] ...": REQs our task i sent to the peer's task j. */
+/*
+ * "n c[0][0] c[0][1] ...": REQs our task i sent on each of its flows
+ * (socket k to the peer's task j: flow k * n + j).
+ */
 static char *drained_text(struct run *r)
 {
-	unsigned int n = r->o.tasks, i, j;
-	size_t len = 16 + (size_t)n * n * 21, o;
+	unsigned int n = r->o.tasks, nf = n * r->o.sockets, i, f;
+	size_t len = 16 + (size_t)n * nf * 21, o;
 	char *b = malloc(len);
 
 	if (!b)
 		return NULL;
 	o = snprintf(b, len, "%u", n);
 	for (i = 0; i < n; i++)
-		for (j = 0; j < n; j++)
+		for (f = 0; f < nf; f++)
 			o += snprintf(b + o, len - o, " %llu",
 				      (unsigned long long)
-				      (r->tasks[i].flows[j].next_tx_seq - 1));
+				      (r->tasks[i].flows[f].next_tx_seq - 1));
 	return b;
+}
+
+/* "active.1->passive.2", with the socket when there are several. */
+static void flow_text(const struct run *r, char *b, size_t len,
+		      int from_here, unsigned int i, unsigned int f)
+{
+	const char *a = r->o.active ? "active" : "passive";
+	const char *p = r->o.active ? "passive" : "active";
+	unsigned int n = r->o.tasks, k = f / n, j = f % n;
+	int l = snprintf(b, len, "%s.%u->%s.%u", from_here ? a : p, i,
+			 from_here ? p : a, j);
+
+	if (r->o.sockets > 1 && l > 0 && (size_t)l < len)
+		snprintf(b + l, len - l, " (socket %u)", k);
 }
 
 /* After both sides drained and the tasks stopped: nothing missing? */
 static void check_counts(struct run *r, const char *peer)
 {
-	unsigned int n = r->o.tasks, i, j, pn;
+	unsigned int n = r->o.tasks, nf = n * r->o.sockets, i, j, f, pn;
 	const char *p = peer;
+	char fl[96];
 	int k;
 
 	if (sscanf(p, "%u%n", &pn, &k) != 1 || pn != n) {
@@ -132,28 +150,28 @@ static void check_counts(struct run *r, const char *peer)
 	}
 	p += k;
 	for (i = 0; i < n; i++)
-		for (j = 0; j < n; j++) {
+		for (f = 0; f < nf; f++) {
 			unsigned long long sent, got;
-			struct flow *f = &r->tasks[j].flows[i];
+			struct flow *fw;
 
+			/* the peer's task i, socket f / n, to our task j */
+			j = f % n;
+			fw = &r->tasks[j].flows[f - j + i];
 			if (sscanf(p, "%llu%n", &sent, &k) != 1) {
 				run_fail(r, "peer's DRAINED report is malformed");
 				return;
 			}
 			p += k;
-			got = f->next_rx_seq - 1;
+			got = fw->next_rx_seq - 1;
+			flow_text(r, fl, sizeof(fl), 0, i, f);
 			if (got != sent) {
-				run_fail(r, "flow %s.%u->%s.%u: the peer sent %llu requests, %llu arrived (%lld missing)",
-					 r->o.active ? "passive" : "active", i,
-					 r->o.active ? "active" : "passive", j,
-					 sent, got, (long long)(sent - got));
+				run_fail(r, "flow %s: the peer sent %llu requests, %llu arrived (%lld missing)",
+					 fl, sent, got, (long long)(sent - got));
 				return;
 			}
-			if (f->ackq_len) {
-				run_fail(r, "flow %s.%u->%s.%u: %u acks were never sent",
-					 r->o.active ? "passive" : "active", i,
-					 r->o.active ? "active" : "passive", j,
-					 f->ackq_len);
+			if (fw->ackq_len) {
+				run_fail(r, "flow %s: %u acks were never sent",
+					 fl, fw->ackq_len);
 				return;
 			}
 		}
@@ -162,18 +180,17 @@ static void check_counts(struct run *r, const char *peer)
 static void report_missing(struct run *r)
 {
 	unsigned int i, j;
+	char fl[96];
 
 	for (i = 0; i < r->o.tasks; i++)
-		for (j = 0; j < r->o.tasks; j++) {
+		for (j = 0; j < r->o.tasks * r->o.sockets; j++) {
 			struct flow *f = &r->tasks[i].flows[j];
 
 			if (!f->outstanding)
 				continue;
-			run_fail(r, "%us after STOP, flow %s.%u->%s.%u still has %u requests unacked (seq %llu..%llu)",
-				 DRAIN_TIMEOUT_S,
-				 r->o.active ? "active" : "passive", i,
-				 r->o.active ? "passive" : "active", j,
-				 f->outstanding,
+			flow_text(r, fl, sizeof(fl), 1, i, j);
+			run_fail(r, "%us after STOP, flow %s still has %u requests unacked (seq %llu..%llu)",
+				 DRAIN_TIMEOUT_S, fl, f->outstanding,
 				 (unsigned long long)f->next_ack_seq,
 				 (unsigned long long)f->next_tx_seq - 1);
 			return;
@@ -316,6 +333,30 @@ out:
 	return r->failed ? EXIT_FAIL : EXIT_OK;
 }
 
+/* What a run of odd shapes needs to be replayed, before the first line. */
+static void announce(const struct run *r)
+{
+	if (r->o.size_mix)
+		printf("size mix seed %llu (--size-mix %llu replays the sizes)\n",
+		       (unsigned long long)r->o.mix_seed,
+		       (unsigned long long)r->o.mix_seed);
+	if (r->o.slow_ms && !r->o.active)
+		printf("slow reader: nothing read for %u ms of every second\n",
+		       r->o.slow_ms);
+}
+
+/* --show-sizes N: the first N request sizes of flow active.0->passive.0. */
+static int show_sizes(const struct options *o)
+{
+	uint32_t i;
+
+	printf("sizes of REQ 1..%u of flow active.0->passive.0:", o->show_sizes);
+	for (i = 0; i < o->show_sizes; i++)
+		printf(" %u", req_len(o, 1, 0, 0, 0, i + 1));
+	printf("\n");
+	return EXIT_OK;
+}
+
 static int local_addr_of(int fd, struct in_addr *a)
 {
 	struct sockaddr_in sin;
@@ -353,7 +394,7 @@ static int wait_msg(struct run *r, int fd, int want, char **buf)
 
 static int active_side(struct run *r)
 {
-	char text[1024], *buf = NULL;
+	char text[4096], *buf = NULL;
 	int fd, opened = 0;
 
 	/* With -r, find out about the local RDS before bothering the peer. */
@@ -395,6 +436,7 @@ static int active_side(struct run *r)
 	}
 	if (r->o.show_params)
 		options_show(&r->o, stdout);
+	announce(r);
 	report_header(r);
 	return run_loop(r, fd);
 }
@@ -452,6 +494,7 @@ static int passive_side(struct run *r)
 	free(buf);
 	if (r->o.show_params)
 		options_show(&r->o, stdout);
+	announce(r);
 	report_header(r);
 	return run_loop(r, fd);
 }
@@ -498,6 +541,15 @@ int main(int argc, char **argv)
 	rc = options_parse(&r->o, argc, argv);
 	if (rc)
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	if (r->o.size_mix == 2) {	/* --size-mix random */
+		if (getrandom(&r->o.mix_seed, sizeof(r->o.mix_seed), 0) !=
+		    sizeof(r->o.mix_seed))
+			r->o.mix_seed = now_ns();
+		r->o.mix_seed >>= 1;	/* fits a signed parser too */
+		r->o.size_mix = 1;
+	}
+	if (r->o.show_sizes)
+		return show_sizes(&r->o);
 	if (setup_corruption(r))
 		return EXIT_USAGE;
 	pthread_mutex_init(&r->lock, NULL);

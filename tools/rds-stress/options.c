@@ -17,7 +17,8 @@ enum {
 	OPT_RDMA_USE_ONCE = 256, OPT_RDMA_USE_GET_MR, OPT_RDMA_USE_FENCE,
 	OPT_SHOW_PARAMS, OPT_SHOW_PERFDATA, OPT_SHOW_HISTOGRAM, OPT_JSON,
 	OPT_CONNECT_RETRIES, OPT_CONG_MONITOR, OPT_NO_VERIFY, OPT_TRANSPORT,
-	OPT_SNDBUF, OPT_RCVBUF,
+	OPT_SNDBUF, OPT_RCVBUF, OPT_SIZES, OPT_SIZE_MIX, OPT_SHOW_SIZES,
+	OPT_SOCKETS, OPT_SLOW_READER,
 };
 
 static const struct option longopts[] = {
@@ -49,6 +50,11 @@ static const struct option longopts[] = {
 	{ "transport",		required_argument, NULL, OPT_TRANSPORT },
 	{ "sndbuf",		required_argument, NULL, OPT_SNDBUF },
 	{ "rcvbuf",		required_argument, NULL, OPT_RCVBUF },
+	{ "sizes",		required_argument, NULL, OPT_SIZES },
+	{ "size-mix",		required_argument, NULL, OPT_SIZE_MIX },
+	{ "show-sizes",		required_argument, NULL, OPT_SHOW_SIZES },
+	{ "sockets",		required_argument, NULL, OPT_SOCKETS },
+	{ "slow-reader",	required_argument, NULL, OPT_SLOW_READER },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -87,6 +93,15 @@ static void usage(FILE *f)
 "      --transport ib|tcp   pin the RDS transport (SO_RDS_TRANSPORT)\n"
 "      --sndbuf N, --rcvbuf N  socket buffers of both sides (default: what\n"
 "                           is in flight); a small rcvbuf causes congestion\n"
+"      --sizes LIST         request sizes cycled per request, comma list with\n"
+"                           K/M suffixes, 0 to 1M (0,1,4096,4097,64K,1M)\n"
+"      --size-mix SEED|random  request sizes drawn from SEED: boundaries (the\n"
+"                           --sizes list, or the built-in one) and uniform\n"
+"                           sizes up to -q; the seed is printed, and replays\n"
+"      --show-sizes N       print the first N request sizes of flow 0->0, exit\n"
+"      --sockets N          RDS sockets per task, flows spread over them (1)\n"
+"      --slow-reader MS     the passive side reads nothing for MS ms of every\n"
+"                           second: receive queues fill up and drain (0)\n"
 "\n"
 "Exit status: 0 success, 1 runtime or verification failure, 2 usage.\n",
 		HDR_BYTES);
@@ -124,6 +139,66 @@ int parse_size(const char *s, uint32_t *out)
 	return 0;
 }
 
+/* "0,1,4K,1M": up to MAX_SIZES sizes of at most 1M. */
+int parse_sizes(const char *s, uint32_t *v, uint32_t *n)
+{
+	char item[32];
+	const char *p = s;
+
+	*n = 0;
+	for (;;) {
+		size_t l = strcspn(p, ",");
+
+		if (!l || l >= sizeof(item) || *n == MAX_SIZES)
+			return -1;
+		memcpy(item, p, l);
+		item[l] = 0;
+		if (parse_size(item, &v[*n]) || v[*n] > MAX_MSG_BYTES)
+			return -1;
+		(*n)++;
+		p += l;
+		if (!*p)
+			return 0;
+		p++;
+	}
+}
+
+/* The built-in boundaries of --size-mix (without --sizes). */
+static const uint32_t mix_bounds[] = {
+	0, 1, 79, 80, 81, 1023, 1024, 4047, 4048, 4095, 4096, 4097, 8191,
+	8192, 8193, 65535, 65536, 65537, (1U << 20) - 1, 1U << 20,
+};
+
+/* The boundaries --size-mix draws from: those up to -q. */
+void sizes_setup(struct options *o)
+{
+	const uint32_t *b = o->nsizes ? o->sizes : mix_bounds;
+	uint32_t n = o->nsizes ? o->nsizes :
+		     sizeof(mix_bounds) / sizeof(mix_bounds[0]), i;
+
+	o->nmix = 0;
+	if (!o->size_mix)
+		return;
+	for (i = 0; i < n; i++)
+		if (b[i] <= o->req_bytes)
+			o->mix[o->nmix++] = b[i];
+}
+
+/* The longest message of the run. */
+uint32_t max_msg(const struct options *o)
+{
+	uint32_t m = o->ack_bytes > o->req_bytes ? o->ack_bytes :
+		     o->req_bytes, i;
+
+	if (o->nsizes && !o->size_mix) {
+		m = o->ack_bytes;
+		for (i = 0; i < o->nsizes; i++)
+			if (o->sizes[i] > m)
+				m = o->sizes[i];
+	}
+	return m;
+}
+
 static int parse_u32(const char *s, uint32_t *out, uint32_t max)
 {
 	char *end;
@@ -134,6 +209,19 @@ static int parse_u32(const char *s, uint32_t *out, uint32_t max)
 	if (errno || end == s || *end || *s == '-' || v > max)
 		return -1;
 	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-')
+		return -1;
+	*out = v;
 	return 0;
 }
 
@@ -160,6 +248,7 @@ int options_parse(struct options *o, int argc, char **argv)
 	o->rdma_use_fence = 1;
 	o->verify = 1;
 	o->transport = -1;
+	o->sockets = 1;
 
 	while ((c = getopt_long(argc, argv, "r:s:p:q:a:d:t:T:oQ:D:I:M:vzh",
 				longopts, NULL)) != -1) {
@@ -289,6 +378,36 @@ int options_parse(struct options *o, int argc, char **argv)
 			else
 				o->rcvbuf = v;
 			break;
+		case OPT_SIZES:
+			if (parse_sizes(optarg, o->sizes, &o->nsizes))
+				BAD("--sizes %s: a comma list of up to %u sizes, 0 to 1M",
+				    optarg, MAX_SIZES);
+			break;
+		case OPT_SIZE_MIX:
+			o->size_mix = 1;
+			if (!strcmp(optarg, "random"))
+				o->mix_seed = 0, o->size_mix = 2;
+			else if (parse_u64(optarg, &o->mix_seed))
+				BAD("--size-mix %s: a seed (a number) or 'random'",
+				    optarg);
+			break;
+		case OPT_SHOW_SIZES:
+			if (parse_u32(optarg, &o->show_sizes, 1000000) ||
+			    !o->show_sizes)
+				BAD("--show-sizes %s: a count, 1-1000000",
+				    optarg);
+			break;
+		case OPT_SOCKETS:
+			if (parse_u32(optarg, &o->sockets, MAX_SOCKETS) ||
+			    !o->sockets)
+				BAD("--sockets %s: must be 1-%u", optarg,
+				    MAX_SOCKETS);
+			break;
+		case OPT_SLOW_READER:
+			if (parse_u32(optarg, &o->slow_ms, 999))
+				BAD("--slow-reader %s: milliseconds of each second, 0-999",
+				    optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -305,6 +424,18 @@ int options_parse(struct options *o, int argc, char **argv)
 	if (o->ack_bytes < HDR_BYTES || o->ack_bytes > MAX_MSG_BYTES)
 		BAD("-a %u: acks must be %u bytes (the header) to 1M",
 		    o->ack_bytes, HDR_BYTES);
+	if (o->tasks * o->sockets > MAX_PORTS ||
+	    o->port + o->tasks * o->sockets > 65535)
+		BAD("-t %u x --sockets %u: %u RDS ports from %u: at most %u, below 65536",
+		    o->tasks, o->sockets, o->tasks * o->sockets, o->port + 1,
+		    MAX_PORTS);
+	if (o->rdma_bytes && (o->nsizes || o->size_mix || o->sockets > 1))
+		BAD("-D goes with neither --sizes, --size-mix nor --sockets");
+	sizes_setup(o);
+	/* RDS refuses a message above its send buffer (sk_sndbuf / 2). */
+	if (o->sndbuf && max_msg(o) > o->sndbuf)
+		BAD("--sndbuf %u: RDS refuses messages above it (EMSGSIZE), the run's largest is %u",
+		    o->sndbuf, max_msg(o));
 	return 0;
 }
 
@@ -321,10 +452,23 @@ void options_show(const struct options *o, FILE *f)
 	fprintf(f, "  %-16s %s\n", "local address", l);
 	fprintf(f, "  %-16s %s\n", "peer address", p);
 	fprintf(f, "  %-16s %u (RDS ports %u-%u)\n", "control port", o->port,
-		o->port + 1, o->port + o->tasks);
+		o->port + 1, o->port + o->tasks * o->sockets);
 	fprintf(f, "  %-16s %u\n", "tasks", o->tasks);
+	fprintf(f, "  %-16s %u\n", "sockets/task", o->sockets);
 	fprintf(f, "  %-16s %u\n", "depth", o->depth);
 	fprintf(f, "  %-16s %u\n", "req bytes", o->req_bytes);
+	if (o->nsizes && !o->size_mix) {
+		uint32_t i;
+
+		fprintf(f, "  %-16s", "req sizes");
+		for (i = 0; i < o->nsizes; i++)
+			fprintf(f, "%s%u", i ? "," : " ", o->sizes[i]);
+		fprintf(f, " (cycled)\n");
+	}
+	if (o->size_mix)
+		fprintf(f, "  %-16s seed %llu, %u boundaries, uniform up to %u\n",
+			"req size mix", (unsigned long long)o->mix_seed,
+			o->nmix, o->req_bytes);
 	fprintf(f, "  %-16s %u\n", "ack bytes", o->ack_bytes);
 	fprintf(f, "  %-16s %u\n", "time (s)", o->time_s);
 	fprintf(f, "  %-16s %s\n", "one way", o->one_way ? "yes" : "no");
@@ -332,8 +476,11 @@ void options_show(const struct options *o, FILE *f)
 	fprintf(f, "  %-16s %s\n", "cong monitor", o->cong_monitor ? "on" : "off");
 	fprintf(f, "  %-16s %s\n", "transport", o->transport < 0 ? "auto" :
 		o->transport == 0 ? "ib" : "tcp");
-	fprintf(f, "  %-16s %u\n", "sndbuf", o->sndbuf);
-	fprintf(f, "  %-16s %u\n", "rcvbuf", o->rcvbuf);
+	fprintf(f, "  %-16s %u (kernel: %d)\n", "sndbuf", o->sndbuf,
+		o->eff_sndbuf);
+	fprintf(f, "  %-16s %u (kernel: %d)\n", "rcvbuf", o->rcvbuf,
+		o->eff_rcvbuf);
+	fprintf(f, "  %-16s %u\n", "slow reader ms", o->slow_ms);
 	fprintf(f, "  %-16s %u\n", "rdma bytes", o->rdma_bytes);
 	fprintf(f, "  %-16s %u\n", "rdma buffers", o->rdma_buffers);
 	fprintf(f, "  %-16s %u\n", "rdma mode", o->rdma_mode);
@@ -349,7 +496,8 @@ int options_to_text(const struct options *o, const struct in_addr *addr,
 		    char *buf, size_t len)
 {
 	char a[INET_ADDRSTRLEN];
-	int n;
+	int n, m;
+	uint32_t i;
 
 	inet_ntop(AF_INET, addr, a, sizeof(a));
 	n = snprintf(buf, len,
@@ -363,20 +511,34 @@ int options_to_text(const struct options *o, const struct in_addr *addr,
 		     o->rdma_mode, o->rdma_use_once, o->rdma_use_get_mr,
 		     o->rdma_use_fence, o->verify,
 		     (unsigned long long)o->run_id, o->sndbuf, o->rcvbuf);
-	return n < 0 || (size_t)n >= len ? -1 : n;
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	m = snprintf(buf + n, len - n,
+		     "sockets=%u\nslow=%u\nmix=%d\nseed=%llu\n", o->sockets,
+		     o->slow_ms, o->size_mix, (unsigned long long)o->mix_seed);
+	if (m < 0 || (size_t)(n += m) >= len)
+		return -1;
+	for (i = 0; i < o->nsizes; i++) {
+		m = snprintf(buf + n, len - n, "%s%u%s", i ? "," : "sizes=",
+			     o->sizes[i], i + 1 == o->nsizes ? "\n" : "");
+		if (m < 0 || (size_t)(n += m) >= len)
+			return -1;
+	}
+	return n;
 }
 
 int options_from_text(struct options *o, struct in_addr *addr,
 		      const char *text)
 {
-	char key[32], val[64];
+	char key[32], val[1024];
 	const char *p = text;
 	int seen = 0, n;
 
+	o->nsizes = 0;		/* sent only when there is a list */
 	while (*p) {
 		unsigned long long v;
 
-		if (sscanf(p, "%31[^=]=%63[^\n]%n", key, val, &n) != 2)
+		if (sscanf(p, "%31[^=]=%1023[^\n]%n", key, val, &n) != 2)
 			return -1;
 		p += n;
 		if (*p == '\n')
@@ -389,6 +551,11 @@ int options_from_text(struct options *o, struct in_addr *addr,
 		}
 		if (!strcmp(key, "transport")) {
 			o->transport = atoi(val);
+			continue;
+		}
+		if (!strcmp(key, "sizes")) {
+			if (parse_sizes(val, o->sizes, &o->nsizes))
+				return -1;
 			continue;
 		}
 		v = strtoull(val, NULL, 10);
@@ -428,13 +595,24 @@ int options_from_text(struct options *o, struct in_addr *addr,
 			o->sndbuf = v;
 		else if (!strcmp(key, "rcvbuf"))
 			o->rcvbuf = v;
+		else if (!strcmp(key, "sockets"))
+			o->sockets = v;
+		else if (!strcmp(key, "slow"))
+			o->slow_ms = v;
+		else if (!strcmp(key, "mix"))
+			o->size_mix = v;
+		else if (!strcmp(key, "seed"))
+			o->mix_seed = v;
 		else
 			return -1;
 	}
 	if (!seen || !o->tasks || o->tasks > MAX_TASKS || !o->depth ||
 	    o->depth > MAX_DEPTH || o->req_bytes < HDR_BYTES ||
 	    o->req_bytes > MAX_MSG_BYTES || o->ack_bytes < HDR_BYTES ||
-	    o->ack_bytes > MAX_MSG_BYTES)
+	    o->ack_bytes > MAX_MSG_BYTES || !o->sockets ||
+	    o->sockets > MAX_SOCKETS || o->tasks * o->sockets > MAX_PORTS ||
+	    o->slow_ms > 999)
 		return -1;
+	sizes_setup(o);
 	return 0;
 }

@@ -24,6 +24,9 @@
 #define MAX_MSG_BYTES	(1U << 20)
 #define MAX_TASKS	64
 #define MAX_DEPTH	1024
+#define MAX_SOCKETS	256	/* --sockets: RDS sockets per task */
+#define MAX_PORTS	1024	/* tasks x sockets */
+#define MAX_SIZES	64	/* --sizes: entries of the list */
 
 enum rdma_mode { RDMA_ALTERNATE = 0, RDMA_READ_ONLY = 1, RDMA_WRITE_ONLY = 2 };
 
@@ -45,6 +48,21 @@ struct options {
 	int cong_monitor;
 	int transport;		/* -1: kernel's choice, else SO_RDS_TRANSPORT */
 	uint32_t sndbuf, rcvbuf;	/* 0: sized to what is in flight */
+	uint32_t sockets;	/* RDS sockets per task (--sockets) */
+	uint32_t slow_ms;	/* passive side: ms of each second unread */
+
+	/*
+	 * Request sizes: -q, or cycled from --sizes, or drawn by --size-mix
+	 * from its seed (boundaries and uniform sizes up to -q).  mix[] is
+	 * the boundary list the mix draws from (sizes_setup()).
+	 */
+	uint32_t sizes[MAX_SIZES];
+	uint32_t nsizes;
+	int size_mix;
+	uint64_t mix_seed;
+	uint32_t mix[MAX_SIZES];
+	uint32_t nmix;
+	uint32_t show_sizes;	/* print this many sizes of flow 0->0, exit */
 
 	uint32_t rdma_bytes;
 	uint32_t rdma_buffers;
@@ -62,16 +80,19 @@ struct options {
 	uint32_t connect_retries;
 
 	uint64_t run_id;	/* chosen by the active side, part of every seed */
+	/* What the kernel set (SO_SNDBUF/SO_RCVBUF read back): local only. */
+	int eff_sndbuf, eff_rcvbuf;
 };
 
 /*
- * Every message starts with this header, all fields big-endian.  The
+ * Every message of at least HDR_BYTES starts with this header, all fields
+ * big-endian.  The
  * payload after it is filled from a pattern seeded by (run, sender side,
  * flow, op, seq), and hdr.csum is a 64-bit FNV-1a over that payload.
  * hdr.hcsum covers the header itself (with hcsum zero).
  */
 #define MSG_MAGIC	0x52445353U	/* "RDSS" */
-#define MSG_VERSION	1
+#define MSG_VERSION	2
 #define OP_REQ		1
 #define OP_ACK		2
 
@@ -94,11 +115,20 @@ struct msg_hdr {
 	uint32_t rdma_bytes;	/* -D of an RDMA REQ and its ACK, else 0 */
 	uint8_t rdma_op;	/* RDMA_OP_* the responder performs */
 	uint8_t pad1[3];
-	uint32_t pad2;
+	uint32_t sock;		/* socket index of both ends (--sockets) */
 	uint32_t hcsum;		/* over the header with hcsum = 0 */
 };
 
 _Static_assert(sizeof(struct msg_hdr) == 80, "header is 80 bytes");
+
+/*
+ * A REQ shorter than the header (--sizes, --size-mix: 0 to 79 bytes) has
+ * none: it is all pattern, seeded by (run, side, flow, socket, SHORT, seq,
+ * length).  Only REQs are ever that short (acks are at least HDR_BYTES),
+ * so the receiver takes it for the next REQ of the flow its source port
+ * names, and checks its length against the schedule and every byte.
+ */
+#define OP_SHORT	3
 
 /* The RDMA the responder performs on the requester's buffer. */
 #define RDMA_OP_NONE	0
@@ -118,6 +148,9 @@ struct stats {
 	uint64_t mbi, mbo, rdma_ops, rdma_eagain, rdma_getmr_eagain;
 	uint64_t rdma_dropped;	/* ACK + op dropped by RDS (reconnect): resent */
 	uint64_t acks_overtaking;	/* ACKs past one dropped and resent */
+	uint64_t rx_zero, rx_short;	/* REQs of 0 / below HDR_BYTES bytes */
+	uint64_t rx_max, tx_max;	/* longest message received / sent */
+	uint64_t slow_pauses;	/* --slow-reader: seconds with a pause */
 	uint64_t hist[HIST_FINE];	/* RTT, log-linear buckets of ns */
 };
 
@@ -161,20 +194,28 @@ struct flow {
 	uint64_t gap_expected, gap_arrived, gap_ns;
 	struct rslot *rq, *rs;	/* RDMA: as requester, as responder */
 	uint32_t nslots;
+	uint64_t *tx_ts;	/* send time of REQ seq, at seq % depth */
 };
 
 struct run;
 
+/*
+ * With --sockets N, task i has N RDS sockets, socket k bound to port
+ * p + 1 + i * N + k; socket k of task i talks to socket k of every remote
+ * task j: flow k * tasks + j.  fd is socket 0 (the only one with -D).
+ */
 struct task {
 	int idx;
 	int fd;
+	int *fds;		/* o.sockets of them */
 	pthread_t thread;
 	struct run *run;
-	struct flow *flows;	/* one per remote task */
+	struct flow *flows;	/* sockets x remote tasks */
 	uint8_t *txbuf, *rxbuf;
 	struct stats st;
 	int drained;		/* stopping and every own REQ acked */
 	int rdma_backoff;	/* an RDMA REQ met EAGAIN: retry in a while */
+	uint64_t paused_sec;	/* --slow-reader: the last second paused */
 	int done;
 };
 
@@ -205,6 +246,9 @@ int options_to_text(const struct options *o, const struct in_addr *addr,
 int options_from_text(struct options *o, struct in_addr *addr,
 		      const char *text);
 int parse_size(const char *s, uint32_t *out);
+int parse_sizes(const char *s, uint32_t *v, uint32_t *n);
+void sizes_setup(struct options *o);
+uint32_t max_msg(const struct options *o);
 
 /* control.c */
 enum ctl_type {
@@ -246,15 +290,22 @@ void rdma_fail_send(struct task *t, const char *what, int err);
 /* verify.c */
 uint64_t msg_seed(const struct run *r, int from_active, unsigned int src,
 		  unsigned int dst, int op, uint64_t seq);
+/* The length of REQ seq of a flow (-q, --sizes or --size-mix). */
+uint32_t req_len(const struct options *o, int from_active, unsigned int src,
+		 unsigned int dst, unsigned int sock, uint64_t seq);
 void msg_build(const struct run *r, uint8_t *buf, uint32_t len, int op,
-	       unsigned int src, unsigned int dst, uint64_t seq,
-	       uint64_t ts_ns, int rdma_op, uint64_t cookie);
+	       unsigned int src, unsigned int dst, unsigned int sock,
+	       uint64_t seq, uint64_t ts_ns, int rdma_op, uint64_t cookie);
+/* A REQ below HDR_BYTES: 0 when it is REQ seq of that flow, else why. */
+int short_check(const struct run *r, const uint8_t *buf, uint32_t len,
+		unsigned int src, unsigned int dst, unsigned int sock,
+		uint64_t seq, char *why, size_t whylen);
 void pattern_fill(uint8_t *p, size_t n, uint64_t seed);
 long pattern_find(const uint8_t *p, size_t n, uint64_t seed, uint8_t *want,
 		  uint8_t *got);
 /* 0 when the message is what was expected; otherwise fills why. */
 int msg_check(const struct run *r, const uint8_t *buf, uint32_t len,
-	      unsigned int dst, char *why, size_t whylen,
+	      unsigned int dst, unsigned int sock, char *why, size_t whylen,
 	      struct msg_hdr *out);
 uint64_t fnv64(const uint8_t *p, size_t n);
 

@@ -20,6 +20,7 @@ struct snap {
 	uint64_t eagain, enobufs, cong_updates, cong_timeouts;
 	uint64_t mbi, mbo, rdma_ops, rdma_eagain, rdma_getmr_eagain;
 	uint64_t rdma_dropped, acks_overtaking;
+	uint64_t rx_zero, rx_short, rx_max, tx_max, slow_pauses;
 	uint64_t cpu_us;
 	unsigned int live;
 };
@@ -65,6 +66,13 @@ static void take(const struct run *r, struct snap *s)
 		s->rdma_getmr_eagain += LD(st->rdma_getmr_eagain);
 		s->rdma_dropped += LD(st->rdma_dropped);
 		s->acks_overtaking += LD(st->acks_overtaking);
+		s->rx_zero += LD(st->rx_zero);
+		s->rx_short += LD(st->rx_short);
+		s->slow_pauses += LD(st->slow_pauses);
+		if (LD(st->rx_max) > s->rx_max)
+			s->rx_max = LD(st->rx_max);
+		if (LD(st->tx_max) > s->tx_max)
+			s->tx_max = LD(st->tx_max);
 		if (!__atomic_load_n(&r->tasks[i].done, __ATOMIC_RELAXED))
 			s->live++;
 	}
@@ -268,6 +276,14 @@ void report_final(struct run *r, double secs, const char *result)
 		(unsigned long long)tot.rtt_n,
 		tot.rtt_n ? tot.rtt_ns / 1000.0 / tot.rtt_n : 0, p50, p90, p99,
 		pmax);
+	fprintf(f, "  \"shapes\": { \"sockets\": %u, \"sizes\": %u, \"size_mix\": %s, \"size_mix_seed\": %llu, \"rx_zero\": %llu, \"rx_short\": %llu, \"rx_max\": %llu, \"tx_max\": %llu, \"slow_reader_ms\": %u, \"slow_pauses\": %llu, \"sndbuf_set\": %d, \"rcvbuf_set\": %d },\n",
+		r->o.sockets, r->o.nsizes, r->o.size_mix ? "true" : "false",
+		(unsigned long long)r->o.mix_seed,
+		(unsigned long long)tot.rx_zero,
+		(unsigned long long)tot.rx_short,
+		(unsigned long long)tot.rx_max, (unsigned long long)tot.tx_max,
+		r->o.slow_ms, (unsigned long long)tot.slow_pauses,
+		r->o.eff_sndbuf, r->o.eff_rcvbuf);
 	fprintf(f, "  \"errors\": { \"failed\": %d, \"eagain\": %llu, \"enobufs\": %llu, \"cong_updates\": %llu, \"cong_update_timeouts\": %llu }",
 		r->failed ? 1 : 0, (unsigned long long)tot.eagain,
 		(unsigned long long)tot.enobufs,

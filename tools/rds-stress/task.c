@@ -65,27 +65,54 @@ static const char *side(int active)
 	return active ? "active" : "passive";
 }
 
+/* The RDS port of socket sock of task task. */
+static unsigned int port_of(const struct run *r, unsigned int task,
+			    unsigned int sock)
+{
+	return r->o.port + 1 + task * r->o.sockets + sock;
+}
+
 static void sin_of(const struct run *r, struct sockaddr_in *s,
-		   struct in_addr a, unsigned int task)
+		   struct in_addr a, unsigned int task, unsigned int sock)
 {
 	memset(s, 0, sizeof(*s));
 	s->sin_family = AF_INET;
 	s->sin_addr = a;
-	s->sin_port = htons(r->o.port + 1 + task);
+	s->sin_port = htons(port_of(r, task, sock));
 }
 
-int task_open(struct run *r, struct task *t)
+/*
+ * Sets a socket buffer and reads back what the kernel made of it (twice
+ * the value asked, when it took it); says so when it took less.
+ */
+static int set_buf(int fd, int force, int name, const char *what, int want)
+{
+	int got = 0;
+	socklen_t l = sizeof(got);
+
+	if (setsockopt(fd, SOL_SOCKET, force, &want, sizeof(want)))
+		setsockopt(fd, SOL_SOCKET, name, &want, sizeof(want));
+	if (getsockopt(fd, SOL_SOCKET, name, &got, &l))
+		return 0;
+	if (what && got / 2 < want)
+		fprintf(stderr,
+			"rds-stress: %s: asked for %d, the kernel set %d (without CAP_NET_ADMIN, net.core.%s caps it)\n",
+			what, want, got, name == SO_SNDBUF ? "wmem_max" :
+			"rmem_max");
+	return got;
+}
+
+/* Opens, binds and sets up socket k of task t; returns its fd or -1. */
+static int open_socket(struct run *r, struct task *t, unsigned int k,
+		       int buf)
 {
 	struct sockaddr_in sin;
 	char a[INET_ADDRSTRLEN];
-	uint32_t maxmsg = r->o.req_bytes > r->o.ack_bytes ?
-			  r->o.req_bytes : r->o.ack_bytes;
-	int buf, sbuf, rbuf, one = 1;
-	unsigned int j;
+	int sbuf, rbuf, one = 1, fd, warn = t->idx == 0 && k == 0;
 
 	inet_ntop(AF_INET, &r->local, a, sizeof(a));
-	t->fd = socket(AF_RDS, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (t->fd < 0) {
+	t->fds[k] = fd = socket(AF_RDS, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
 		if (errno == EAFNOSUPPORT)
 			fprintf(stderr,
 				"rds-stress: AF_RDS not available: load the rds module (socket: %s)\n",
@@ -96,7 +123,7 @@ int task_open(struct run *r, struct task *t)
 		return -1;
 	}
 	if (r->o.transport >= 0 &&
-	    setsockopt(t->fd, SOL_RDS, SO_RDS_TRANSPORT, &r->o.transport,
+	    setsockopt(fd, SOL_RDS, SO_RDS_TRANSPORT, &r->o.transport,
 		       sizeof(r->o.transport)) < 0) {
 		fprintf(stderr,
 			"rds-stress: cannot pin the RDS transport to %s: %s%s\n",
@@ -105,8 +132,8 @@ int task_open(struct run *r, struct task *t)
 			" (is its module, rds_tcp or rds_rdma, loaded?)" : "");
 		return -1;
 	}
-	sin_of(r, &sin, r->local, t->idx);
-	if (bind(t->fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+	sin_of(r, &sin, r->local, t->idx, k);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
 		int e = errno;
 
 		if (e == EADDRNOTAVAIL)
@@ -127,14 +154,53 @@ int task_open(struct run *r, struct task *t)
 				a, ntohs(sin.sin_port), strerror(e));
 		return -1;
 	}
+	sbuf = r->o.sndbuf ? (int)r->o.sndbuf : buf;
+	rbuf = r->o.rcvbuf ? (int)r->o.rcvbuf : buf;
+	sbuf = set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, warn ? "SO_SNDBUF" : NULL,
+		       sbuf);
+	rbuf = set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, warn ? "SO_RCVBUF" : NULL,
+		       rbuf);
+	if (warn) {
+		r->o.eff_sndbuf = sbuf;
+		r->o.eff_rcvbuf = rbuf;
+	}
+	if (r->o.tos) {
+		uint8_t tos = r->o.tos;
+
+		if (ioctl(fd, SIOCRDSSETTOS, &tos) < 0) {
+			fprintf(stderr, "rds-stress: SIOCRDSSETTOS %u: %s\n",
+				tos, strerror(errno));
+			return -1;
+		}
+	}
+	if (r->o.cong_monitor &&
+	    setsockopt(fd, SOL_RDS, RDS_CONG_MONITOR, &one,
+		       sizeof(one)) < 0) {
+		fprintf(stderr, "rds-stress: RDS_CONG_MONITOR: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
+		fprintf(stderr, "rds-stress: O_NONBLOCK: %s\n", strerror(errno));
+		return -1;
+	}
+	return fd;
+}
+
+int task_open(struct run *r, struct task *t)
+{
+	uint32_t maxmsg = max_msg(&r->o);
+	unsigned int j, k, nf = r->o.tasks * r->o.sockets;
+	int buf;
+
 	/*
-	 * Room for everything in flight from and to this task: t flows each
-	 * way, depth requests and their acks each.  RDS keeps half of what
-	 * it stores; FORCE passes wmem_max when we may.
+	 * Room for everything in flight from and to one socket: t flows
+	 * each way, depth requests and their acks each.  RDS keeps half of
+	 * what it stores; FORCE passes wmem_max when we may.
 	 */
 	{
 		uint64_t want = (uint64_t)r->o.tasks * r->o.depth *
-				(r->o.req_bytes + r->o.ack_bytes) * 2;
+				((uint64_t)maxmsg + r->o.ack_bytes) * 2;
 
 		if (want < 256 * 1024)
 			want = 256 * 1024;
@@ -142,45 +208,29 @@ int task_open(struct run *r, struct task *t)
 			want = 64U << 20;
 		buf = (int)want;
 	}
-	sbuf = r->o.sndbuf ? (int)r->o.sndbuf : buf;
-	rbuf = r->o.rcvbuf ? (int)r->o.rcvbuf : buf;
-	if (setsockopt(t->fd, SOL_SOCKET, SO_SNDBUFFORCE, &sbuf, sizeof(sbuf)))
-		setsockopt(t->fd, SOL_SOCKET, SO_SNDBUF, &sbuf, sizeof(sbuf));
-	if (setsockopt(t->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rbuf, sizeof(rbuf)))
-		setsockopt(t->fd, SOL_SOCKET, SO_RCVBUF, &rbuf, sizeof(rbuf));
-	if (r->o.tos) {
-		uint8_t tos = r->o.tos;
-
-		if (ioctl(t->fd, SIOCRDSSETTOS, &tos) < 0) {
-			fprintf(stderr, "rds-stress: SIOCRDSSETTOS %u: %s\n",
-				tos, strerror(errno));
+	t->fds = malloc(r->o.sockets * sizeof(*t->fds));
+	if (!t->fds)
+		goto nomem;
+	for (k = 0; k < r->o.sockets; k++)
+		t->fds[k] = -1;
+	for (k = 0; k < r->o.sockets; k++)
+		if (open_socket(r, t, k, buf) < 0)
 			return -1;
-		}
-	}
-	if (r->o.cong_monitor &&
-	    setsockopt(t->fd, SOL_RDS, RDS_CONG_MONITOR, &one,
-		       sizeof(one)) < 0) {
-		fprintf(stderr, "rds-stress: RDS_CONG_MONITOR: %s\n",
-			strerror(errno));
-		return -1;
-	}
-	if (fcntl(t->fd, F_SETFL, fcntl(t->fd, F_GETFL) | O_NONBLOCK) < 0) {
-		fprintf(stderr, "rds-stress: O_NONBLOCK: %s\n", strerror(errno));
-		return -1;
-	}
+	t->fd = t->fds[0];
 
 	t->txbuf = aligned_alloc(4096, (maxmsg + 4095) & ~4095U);
 	t->rxbuf = aligned_alloc(4096, (maxmsg + 4096 + 4095) & ~4095U);
-	t->flows = calloc(r->o.tasks, sizeof(*t->flows));
+	t->flows = calloc(nf, sizeof(*t->flows));
 	if (!t->txbuf || !t->rxbuf || !t->flows)
 		goto nomem;
-	for (j = 0; j < r->o.tasks; j++) {
+	for (j = 0; j < nf; j++) {
 		struct flow *f = &t->flows[j];
 
 		f->next_tx_seq = f->next_ack_seq = f->next_rx_seq = 1;
 		f->ackq_cap = r->o.depth + 4;
 		f->ackq = calloc(f->ackq_cap, sizeof(*f->ackq));
-		if (!f->ackq)
+		f->tx_ts = calloc(r->o.depth, sizeof(*f->tx_ts));
+		if (!f->ackq || !f->tx_ts)
 			goto nomem;
 	}
 	if (rdma_setup(r, t))
@@ -191,7 +241,10 @@ nomem:
 	return -1;
 }
 
-/* sendmsg to remote task j: 0, -EAGAIN, -ENOBUFS or -1 (run failed). */
+/*
+ * sendmsg on flow j (socket j / tasks to remote task j % tasks): 0,
+ * -EAGAIN, -ENOBUFS or -1 (run failed).
+ */
 static int do_send_ctl(struct task *t, unsigned int j, const uint8_t *buf,
 		       uint32_t len, void *ctl, size_t ctllen)
 {
@@ -207,14 +260,16 @@ static int do_send_ctl(struct task *t, unsigned int j, const uint8_t *buf,
 	ssize_t n;
 	int e;
 
-	sin_of(r, &to, r->remote, j);
+	sin_of(r, &to, r->remote, j % r->o.tasks, j / r->o.tasks);
 	t0 = now_ns();
-	n = sendmsg(t->fd, &m, MSG_DONTWAIT);
+	n = sendmsg(t->fds[j / r->o.tasks], &m, MSG_DONTWAIT);
 	e = errno;
 	ST_ADD(t, send_calls, 1);
 	ST_ADD(t, send_ns, now_ns() - t0);
 	if (n == (ssize_t)len) {
 		ST_ADD(t, tx_bytes, len);
+		if (len > t->st.tx_max)
+			ST_ADD(t, tx_max, len - t->st.tx_max);
 		return 0;
 	}
 	if (n >= 0) {
@@ -243,7 +298,8 @@ static int do_send_ctl(struct task *t, unsigned int j, const uint8_t *buf,
 		return -1;
 	}
 	run_fail(r, "task %u: sendmsg of %u bytes to task %u (port %u): %s",
-		 t->idx, len, j, r->o.port + 1 + j, strerror(e));
+		 t->idx, len, j % r->o.tasks,
+		 port_of(r, j % r->o.tasks, j / r->o.tasks), strerror(e));
 	return -1;
 }
 
@@ -261,7 +317,8 @@ static int send_now(struct task *t, unsigned int j, const uint8_t *buf,
 	int rc;
 
 	while ((rc = do_send(t, j, buf, len)) == -EAGAIN || rc == -ENOBUFS) {
-		struct pollfd p = { .fd = t->fd, .events = POLLOUT };
+		struct pollfd p = { .fd = t->fds[j / t->run->o.tasks],
+				    .events = POLLOUT };
 
 		if (now_ns() > end) {
 			run_fail(t->run, "task %u: corruption hook: cannot send",
@@ -276,19 +333,23 @@ static int send_now(struct task *t, unsigned int j, const uint8_t *buf,
 /*
  * "REQ of flow active.0->passive.1": a REQ that arrived here went from
  * the peer's src task to our dst task; an ACK that arrived here answers a
- * REQ of ours, from our dst task to the peer's src task.
+ * REQ of ours, from our dst task to the peer's src task.  With several
+ * sockets, " (socket k)".
  */
 static void flow_name(const struct run *r, char *b, size_t n, int op,
-		      unsigned int src, unsigned int dst)
+		      unsigned int src, unsigned int dst, unsigned int sock)
 {
 	const char *here = side(r->o.active), *there = side(!r->o.active);
+	int l;
 
 	if (op == OP_REQ)
-		snprintf(b, n, "REQ of flow %s.%u->%s.%u", there, src, here,
-			 dst);
+		l = snprintf(b, n, "REQ of flow %s.%u->%s.%u", there, src,
+			     here, dst);
 	else
-		snprintf(b, n, "ACK of flow %s.%u->%s.%u", here, dst, there,
-			 src);
+		l = snprintf(b, n, "ACK of flow %s.%u->%s.%u", here, dst,
+			     there, src);
+	if (r->o.sockets > 1 && l > 0 && (size_t)l < n)
+		snprintf(b + l, n - l, " (socket %u)", sock);
 }
 
 static int send_req(struct task *t, unsigned int j)
@@ -296,9 +357,11 @@ static int send_req(struct task *t, unsigned int j)
 	struct run *r = t->run;
 	struct flow *f = &t->flows[j];
 	uint64_t seq = f->next_tx_seq, ts = now_ns();
-	uint32_t len = r->o.req_bytes;
+	unsigned int k = j / r->o.tasks, rt = j % r->o.tasks;
+	uint32_t len = req_len(&r->o, r->o.active, t->idx, rt, k, seq);
 	int rc;
 
+	f->tx_ts[seq % r->o.depth] = ts;	/* for the RTT of a short REQ */
 	if (r->corrupt.mode && !r->o.rdma_bytes && !r->corrupt.done &&
 	    t->idx == 0 && j == 0 && seq == r->corrupt.seq) {
 		const char *m = r->corrupt.mode;
@@ -309,31 +372,33 @@ static int send_req(struct task *t, unsigned int j)
 			m, (unsigned long long)seq, side(r->o.active),
 			side(!r->o.active));
 		if (!strcmp(m, "byte")) {
-			msg_build(r, t->txbuf, len, OP_REQ, t->idx, j, seq, ts, 0, 0);
+			msg_build(r, t->txbuf, len, OP_REQ, t->idx, rt, k, seq, ts, 0, 0);
 			if (len > HDR_BYTES)
 				t->txbuf[HDR_BYTES + (len - HDR_BYTES) / 2] ^= 0x5a;
-			else	/* no payload: hit the header */
+			else if (len == HDR_BYTES)	/* hit the header */
 				t->txbuf[20] ^= 0x5a;
+			else if (len)	/* no header */
+				t->txbuf[len / 2] ^= 0x5a;
 			if (send_now(t, j, t->txbuf, len))
 				return -1;
 		} else if (!strcmp(m, "drop")) {
 			seq++;
 			f->next_tx_seq++;
-			msg_build(r, t->txbuf, len, OP_REQ, t->idx, j, seq, ts, 0, 0);
+			msg_build(r, t->txbuf, len, OP_REQ, t->idx, rt, k, seq, ts, 0, 0);
 			if (send_now(t, j, t->txbuf, len))
 				return -1;
 		} else if (!strcmp(m, "dup")) {
-			msg_build(r, t->txbuf, len, OP_REQ, t->idx, j, seq, ts, 0, 0);
+			msg_build(r, t->txbuf, len, OP_REQ, t->idx, rt, k, seq, ts, 0, 0);
 			if (send_now(t, j, t->txbuf, len) ||
 			    send_now(t, j, t->txbuf, len))
 				return -1;
 			ST_ADD(t, tx_req, 1);
 		} else {	/* reorder: seq+1 goes first */
-			msg_build(r, t->txbuf, len, OP_REQ, t->idx, j, seq + 1,
-				  ts, 0, 0);
+			msg_build(r, t->txbuf, len, OP_REQ, t->idx, rt, k,
+				  seq + 1, ts, 0, 0);
 			if (send_now(t, j, t->txbuf, len))
 				return -1;
-			msg_build(r, t->txbuf, len, OP_REQ, t->idx, j, seq, ts, 0, 0);
+			msg_build(r, t->txbuf, len, OP_REQ, t->idx, rt, k, seq, ts, 0, 0);
 			if (send_now(t, j, t->txbuf, len))
 				return -1;
 			f->next_tx_seq++;
@@ -357,7 +422,7 @@ static int send_req(struct task *t, unsigned int j)
 		}
 		if (cl < 0)
 			return -1;
-		msg_build(r, t->txbuf, len, OP_REQ, t->idx, j, seq, ts, op,
+		msg_build(r, t->txbuf, len, OP_REQ, t->idx, j, 0, seq, ts, op,
 			  f->rq[seq % f->nslots].cookie);
 		rc = do_send_ctl(t, j, t->txbuf, len, ctl, cl);
 		if (rc) {
@@ -376,7 +441,7 @@ static int send_req(struct task *t, unsigned int j)
 		}
 		f->rq[seq % f->nslots].busy = 1;
 	} else {
-		msg_build(r, t->txbuf, len, OP_REQ, t->idx, j, seq, ts, 0, 0);
+		msg_build(r, t->txbuf, len, OP_REQ, t->idx, rt, k, seq, ts, 0, 0);
 		rc = do_send(t, j, t->txbuf, len);
 		if (rc)
 			return rc;
@@ -394,8 +459,9 @@ static int send_ack(struct task *t, unsigned int j)
 	struct ackq_ent *e = &f->ackq[f->ackq_head];
 	int rc;
 
-	msg_build(r, t->txbuf, r->o.ack_bytes, OP_ACK, t->idx, j, e->seq,
-		  e->ts_ns, e->rdma_op, e->cookie);
+	msg_build(r, t->txbuf, r->o.ack_bytes, OP_ACK, t->idx,
+		  j % r->o.tasks, j / r->o.tasks, e->seq, e->ts_ns, e->rdma_op,
+		  e->cookie);
 	if (e->rdma_op) {
 		uint64_t ctl[16];
 		int cl = rdma_ack_cmsg(t, j, e, ctl, sizeof(ctl));
@@ -427,8 +493,9 @@ static void cong_update(struct task *t, uint64_t mask)
 	unsigned int j;
 
 	ST_ADD(t, cong_updates, 1);
-	for (j = 0; j < r->o.tasks; j++) {
-		unsigned int port = r->o.port + 1 + j;
+	for (j = 0; j < r->o.tasks * r->o.sockets; j++) {
+		unsigned int port = port_of(r, j % r->o.tasks,
+					    j / r->o.tasks);
 
 		if (mask & (1ULL << (port % 64)))
 			t->flows[j].congested = 0;
@@ -453,13 +520,14 @@ static void check_gaps(struct task *t, uint64_t now)
 	char why[128], fl[96];
 	unsigned int j;
 
-	for (j = 0; j < r->o.tasks; j++) {
+	for (j = 0; j < r->o.tasks * r->o.sockets; j++) {
 		struct flow *f = &t->flows[j];
 
 		if (!f->gap || now - f->gap_ns < 1000000000ULL)
 			continue;
 		gap_why(f, why, sizeof(why));
-		flow_name(r, fl, sizeof(fl), OP_REQ, j, t->idx);
+		flow_name(r, fl, sizeof(fl), OP_REQ, j % r->o.tasks, t->idx,
+			  j / r->o.tasks);
 		run_fail(r, "task %u: %s: sequence: expected %llu, arrived %llu, nothing else for 1 s (%s, or delayed)",
 			 t->idx, fl, (unsigned long long)f->gap_expected,
 			 (unsigned long long)f->gap_arrived, why);
@@ -499,38 +567,89 @@ static int ack_overtook(const struct run *r, const struct flow *f,
 	return s->busy && s->seq == h->seq;
 }
 
-static int handle_msg(struct task *t, const struct sockaddr_in *from,
-		      uint32_t len, int have_cookie, uint64_t cookie)
+/*
+ * A REQ shorter than the header: the next REQ of flow fi, whose length
+ * and every byte it must have (it cannot say which it is).
+ */
+static int handle_short(struct task *t, unsigned int fi, unsigned int sport,
+			uint32_t len)
+{
+	struct run *r = t->run;
+	unsigned int stask = fi % r->o.tasks, k = fi / r->o.tasks;
+	struct flow *f = &t->flows[fi];
+	char why[400], fl[96];
+
+	flow_name(r, fl, sizeof(fl), OP_REQ, stask, t->idx, k);
+	if (f->gap) {
+		run_fail(r, "task %u: %s: sequence: expected %llu, arrived %llu then a REQ of %u bytes (without a header)",
+			 t->idx, fl, (unsigned long long)f->gap_expected,
+			 (unsigned long long)f->gap_arrived, len);
+		return -1;
+	}
+	if (short_check(r, t->rxbuf, len, stask, t->idx, k, f->next_rx_seq,
+			why, sizeof(why))) {
+		run_fail(r, "task %u: %s (port %u): %s", t->idx, fl, sport,
+			 why);
+		return -1;
+	}
+	if (f->ackq_len == f->ackq_cap) {
+		run_fail(r, "task %u: %s: more than %u requests outstanding (depth %u)",
+			 t->idx, fl, f->ackq_cap, r->o.depth);
+		return -1;
+	}
+	/* ts 0: the requester takes the RTT from its own clock */
+	f->ackq[(f->ackq_head + f->ackq_len) % f->ackq_cap] =
+		(struct ackq_ent){ .seq = f->next_rx_seq };
+	f->ackq_len++;
+	f->next_rx_seq++;
+	ST_ADD(t, rx_bytes, len);
+	ST_ADD(t, rx_req, 1);
+	ST_ADD(t, rx_short, 1);
+	if (!len)
+		ST_ADD(t, rx_zero, 1);
+	return 0;
+}
+
+static int handle_msg(struct task *t, unsigned int k,
+		      const struct sockaddr_in *from, uint32_t len,
+		      int have_cookie, uint64_t cookie)
 {
 	struct run *r = t->run;
 	char why[400], fl[96], a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
-	unsigned int sport = ntohs(from->sin_port), stask;
+	unsigned int sport = ntohs(from->sin_port), stask, n = r->o.tasks;
+	unsigned int lo = port_of(r, 0, k), hi = port_of(r, n - 1, k);
 	struct msg_hdr h;
 	struct flow *f;
 
+	/* socket k of each remote task: lo, lo + sockets, ... hi */
 	if (from->sin_family != AF_INET ||
 	    from->sin_addr.s_addr != r->remote.s_addr ||
-	    sport < r->o.port + 1u || sport > r->o.port + r->o.tasks) {
+	    sport < lo || sport > hi || (sport - lo) % r->o.sockets) {
 		inet_ntop(AF_INET, &r->remote, a, sizeof(a));
 		inet_ntop(AF_INET, &from->sin_addr, b, sizeof(b));
-		run_fail(r, "task %u: message of %u bytes from an unexpected source: expected %s:%u-%u, arrived from %s:%u",
-			 t->idx, len, a, r->o.port + 1, r->o.port + r->o.tasks,
-			 b, sport);
+		run_fail(r, "task %u: message of %u bytes from an unexpected source: expected %s:%u-%u%s, arrived from %s:%u",
+			 t->idx, len, a, lo, hi,
+			 r->o.sockets > 1 ? " (every --sockets-th)" : "", b,
+			 sport);
 		return -1;
 	}
-	stask = sport - r->o.port - 1;
-	if (msg_check(r, t->rxbuf, len, t->idx, why, sizeof(why), &h)) {
+	stask = (sport - lo) / r->o.sockets;
+	if (len > t->st.rx_max)
+		ST_ADD(t, rx_max, len - t->st.rx_max);
+	if (len < HDR_BYTES)
+		return handle_short(t, k * n + stask, sport, len);
+	if (msg_check(r, t->rxbuf, len, t->idx, k, why, sizeof(why), &h)) {
 		run_fail(r, "task %u: message from task %u (port %u): %s",
 			 t->idx, stask, sport, why);
 		return -1;
 	}
-	flow_name(r, fl, sizeof(fl), h.op, h.src_task, h.dst_task);
+	flow_name(r, fl, sizeof(fl), h.op, h.src_task, h.dst_task, k);
 	if (h.src_task != stask) {
 		run_fail(r, "task %u: %s: source task: expected %u (its port %u), arrived %u",
 			 t->idx, fl, stask, sport, h.src_task);
 		return -1;
 	}
-	f = &t->flows[stask];
+	f = &t->flows[k * n + stask];
 	ST_ADD(t, rx_bytes, len);
 	if (h.op == OP_REQ) {
 		if (f->gap) {
@@ -628,7 +747,9 @@ static int handle_msg(struct task *t, const struct sockaddr_in *from,
 	}
 	ST_ADD(t, rx_ack, 1);
 	{
-		uint64_t now = now_ns(), rtt = now > h.ts_ns ? now - h.ts_ns : 0;
+		uint64_t now = now_ns(), ts = h.ts_ns ? h.ts_ns :
+			      f->tx_ts[h.seq % r->o.depth];
+		uint64_t rtt = now > ts ? now - ts : 0;
 
 		ST_ADD(t, rtt_n, 1);
 		ST_ADD(t, rtt_ns, rtt);
@@ -637,14 +758,16 @@ static int handle_msg(struct task *t, const struct sockaddr_in *from,
 	return 0;
 }
 
-/* 1: handled something, 0: nothing to receive, -1: the run failed. */
-static int recv_one(struct task *t)
+/*
+ * From socket k: 1 handled something, 0 nothing to receive, -1 the run
+ * failed.
+ */
+static int recv_one(struct task *t, unsigned int k)
 {
 	struct run *r = t->run;
 	struct sockaddr_in from;
 	uint64_t cbuf[64];
-	uint32_t cap = (r->o.req_bytes > r->o.ack_bytes ?
-			r->o.req_bytes : r->o.ack_bytes) + 4096;
+	uint32_t cap = max_msg(&r->o) + 4096;
 	struct iovec iov = { .iov_base = t->rxbuf, .iov_len = cap };
 	struct msghdr m = {
 		.msg_name = &from, .msg_namelen = sizeof(from),
@@ -657,7 +780,7 @@ static int recv_one(struct task *t)
 	ssize_t n;
 
 	memset(&from, 0, sizeof(from));
-	n = recvmsg(t->fd, &m, MSG_DONTWAIT);
+	n = recvmsg(t->fds[k], &m, MSG_DONTWAIT);
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 			return 0;
@@ -688,37 +811,103 @@ static int recv_one(struct task *t)
 			have_cookie = 1;
 		}
 	}
-	if (n == 0 && (notified || m.msg_controllen))
-		return 1;	/* notifications only */
+	/*
+	 * Notifications only: RDS gives them with no data and no source
+	 * (an empty message, legal too, has its source).
+	 */
+	if (n == 0 && from.sin_family != AF_INET &&
+	    (notified || m.msg_controllen))
+		return 1;
 	if (m.msg_flags & MSG_TRUNC) {
 		run_fail(r, "task %u: message truncated: more than %u bytes arrived, at most %u expected",
 			 t->idx, cap, cap - 4096);
 		return -1;
 	}
-	return handle_msg(t, &from, (uint32_t)n, have_cookie, cookie) ? -1 : 1;
+	return handle_msg(t, k, &from, (uint32_t)n, have_cookie, cookie) ?
+	       -1 : 1;
+}
+
+/*
+ * --slow-reader: the passive side reads nothing for the first slow_ms of
+ * every second; returns the ns left of the pause, 0 when reading.
+ */
+static uint64_t slow_pause(struct task *t, uint64_t now)
+{
+	struct run *r = t->run;
+	uint64_t in = now % 1000000000ULL, ms = r->o.slow_ms * 1000000ULL;
+
+	if (!r->o.slow_ms || r->o.active || in >= ms)
+		return 0;
+	if (now / 1000000000ULL != t->paused_sec) {
+		t->paused_sec = now / 1000000000ULL;
+		ST_ADD(t, slow_pauses, 1);
+	}
+	return ms - in;
+}
+
+/* Flows fi of socket k that met EAGAIN this round wait for POLLOUT. */
+static int send_flows(struct task *t, unsigned int start, int acks,
+		      uint8_t *wout)
+{
+	struct run *r = t->run;
+	unsigned int nf = r->o.tasks * r->o.sockets, n = r->o.tasks, i, j;
+	int rc = 0;
+
+	for (i = 0; i < nf; i++) {
+		struct flow *f = &t->flows[j = (start + i) % nf];
+
+		if (wout[j / n])
+			continue;
+		while (!f->congested &&
+		       (acks ? f->ackq_len != 0 : window_open(r, f))) {
+			rc = acks ? send_ack(t, j) : send_req(t, j);
+			if (rc == -EBUSY) {	/* RDMA slot busy */
+				rc = 0;
+				break;
+			}
+			if (rc == -EAGAIN) {
+				wout[j / n] = 1;
+				rc = 0;
+				break;
+			}
+			if (rc == -ENOBUFS) {
+				f->congested = 1;
+				f->congested_ns = now_ns();
+				rc = 0;
+			}
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
 }
 
 void *task_main(void *arg)
 {
 	struct task *t = arg;
 	struct run *r = t->run;
-	unsigned int ntasks = r->o.tasks, j, k, start = t->idx % ntasks;
+	unsigned int ns = r->o.sockets, nf = r->o.tasks * ns, j, k, i;
+	unsigned int start = t->idx % nf;
 	int sends_reqs = !r->o.one_way || r->o.active;
+	uint8_t wout[MAX_SOCKETS];
+	struct pollfd p[MAX_SOCKETS];
 	int rc = 0;
 
 	while (!__atomic_load_n(&r->finish, __ATOMIC_ACQUIRE) &&
 	       !__atomic_load_n(&r->failed, __ATOMIC_ACQUIRE)) {
-		int want_out = 0, stopping, any_cong = 0, drained = 1;
-		struct pollfd p = { .fd = t->fd, .events = POLLIN };
-		uint64_t now;
+		int stopping, any_cong = 0, drained = 1, ms;
+		uint64_t now = now_ns(), pause = slow_pause(t, now);
 
 		t->rdma_backoff = 0;
+		memset(wout, 0, ns);
 
-		for (k = 0; k < 256; k++) {
-			rc = recv_one(t);
-			if (rc <= 0)
-				break;
-		}
+		/* Up to 256 messages a round, from every socket in turn. */
+		for (k = 0; !pause && k < ns && rc >= 0; k++)
+			for (i = 0; i < (256 + ns - 1) / ns; i++) {
+				rc = recv_one(t, k);
+				if (rc <= 0)
+					break;
+			}
 		if (rc < 0)
 			break;
 
@@ -726,7 +915,7 @@ void *task_main(void *arg)
 		check_gaps(t, now);
 		if (r->failed)
 			break;
-		for (j = 0; j < ntasks; j++) {
+		for (j = 0; j < nf; j++) {
 			struct flow *f = &t->flows[j];
 
 			if (f->congested &&
@@ -739,59 +928,15 @@ void *task_main(void *arg)
 		}
 
 		/* Acks first: they free the peer's window. */
-		for (k = 0; k < ntasks && !want_out && rc >= 0; k++) {
-			struct flow *f = &t->flows[j = (start + k) % ntasks];
-
-			while (f->ackq_len && !f->congested) {
-				rc = send_ack(t, j);
-				if (rc == -EBUSY) {	/* RDMA slot busy */
-					rc = 0;
-					break;
-				}
-				if (rc == -EAGAIN) {
-					want_out = 1;
-					break;
-				}
-				if (rc == -ENOBUFS) {
-					f->congested = 1;
-					f->congested_ns = now_ns();
-					rc = 0;
-				}
-				if (rc < 0)
-					break;
-			}
-		}
-		if (rc < 0 && rc != -EAGAIN)
+		if (send_flows(t, start, 1, wout) < 0)
 			break;
-
 		stopping = __atomic_load_n(&r->stopping, __ATOMIC_ACQUIRE);
-		for (k = 0; sends_reqs && !stopping && !want_out && k < ntasks;
-		     k++) {
-			struct flow *f = &t->flows[j = (start + k) % ntasks];
-
-			while (window_open(r, f) && !f->congested) {
-				rc = send_req(t, j);
-				if (rc == -EAGAIN) {
-					want_out = 1;
-					break;
-				}
-				if (rc == -ENOBUFS) {
-					f->congested = 1;
-					f->congested_ns = now_ns();
-					rc = 0;
-				}
-				if (rc < 0)
-					break;
-			}
-			if (rc < 0 && rc != -EAGAIN)
-				break;
-		}
-		if (rc < 0 && rc != -EAGAIN)
+		if (sends_reqs && !stopping && send_flows(t, start, 0, wout) < 0)
 			break;
 		rc = 0;
-		start = (start + 1) % ntasks;
+		start = (start + 1) % nf;
 
-		for (j = 0; j < ntasks; j++) {
+		for (j = 0; j < nf; j++) {
 			any_cong |= t->flows[j].congested;
 			if (t->flows[j].outstanding)
 				drained = 0;
@@ -799,11 +944,18 @@ void *task_main(void *arg)
 		if (stopping && drained && !t->drained)
 			__atomic_store_n(&t->drained, 1, __ATOMIC_RELEASE);
 
-		if (want_out && !t->rdma_backoff)
-			p.events |= POLLOUT;
-		if (poll(&p, 1, t->rdma_backoff ? 5 :
-			 any_cong && !r->o.cong_monitor ? 10 :
-			 any_cong ? 50 : 100) < 0 && errno != EINTR) {
+		for (k = 0; k < ns; k++) {
+			p[k].fd = t->fds[k];
+			p[k].events = pause ? 0 : POLLIN;
+			p[k].revents = 0;
+			if (wout[k] && !t->rdma_backoff)
+				p[k].events |= POLLOUT;
+		}
+		ms = t->rdma_backoff ? 5 : any_cong && !r->o.cong_monitor ? 10 :
+		     any_cong ? 50 : 100;
+		if (pause && (uint64_t)ms * 1000000 > pause)
+			ms = (int)(pause / 1000000) + 1;
+		if (poll(p, ns, ms) < 0 && errno != EINTR) {
 			run_fail(r, "task %u: poll: %s", t->idx, strerror(errno));
 			break;
 		}
@@ -815,7 +967,7 @@ void *task_main(void *arg)
 		while (rdma_busy(t) && !r->failed && now_ns() < end) {
 			struct pollfd p = { .fd = t->fd, .events = POLLIN };
 
-			if (recv_one(t) == 0)
+			if (recv_one(t, 0) == 0)
 				poll(&p, 1, 10);
 		}
 		if (rdma_busy(t) && !r->failed)

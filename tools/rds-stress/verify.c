@@ -48,6 +48,52 @@ uint64_t msg_seed(const struct run *r, int from_active, unsigned int src,
 	return mix64(s ^ seq) | 1;
 }
 
+/* The seed of one message of socket sock's flow (sock < 256, dst < 64). */
+static uint64_t flow_seed(const struct run *r, int from_active,
+			  unsigned int src, unsigned int dst, unsigned int sock,
+			  int op, uint64_t seq)
+{
+	return msg_seed(r, from_active, src, dst | sock << 8, op, seq);
+}
+
+/*
+ * --size-mix: a pure function of (seed, side, flow, socket, seq), so that
+ * both sides know every length and the same seed replays a run.  Half
+ * the draws are boundaries (o->mix), the rest uniform up to -q, one in
+ * eight of them below 2 headers (uniform up to 1M seldom is).
+ */
+static uint32_t mix_len(const struct options *o, int from_active,
+			unsigned int src, unsigned int dst, unsigned int sock,
+			uint64_t seq)
+{
+	uint64_t x = mix64(o->mix_seed ^ mix64((uint64_t)from_active << 56 |
+					       (uint64_t)src << 40 |
+					       (uint64_t)dst << 24 |
+					       (uint64_t)sock << 8 | 0x5a));
+
+	x = mix64(x ^ seq);
+	switch (x & 7) {
+	case 0: case 1: case 2: case 3:
+		if (o->nmix)
+			return o->mix[(x >> 8) % o->nmix];
+		/* fall through */
+	case 4: case 5: case 6:
+		return (uint32_t)((x >> 8) % ((uint64_t)o->req_bytes + 1));
+	default:
+		return (uint32_t)((x >> 8) % (2 * HDR_BYTES));
+	}
+}
+
+uint32_t req_len(const struct options *o, int from_active, unsigned int src,
+		 unsigned int dst, unsigned int sock, uint64_t seq)
+{
+	if (o->size_mix)
+		return mix_len(o, from_active, src, dst, sock, seq);
+	if (o->nsizes)
+		return o->sizes[(seq - 1 + src + dst + sock) % o->nsizes];
+	return o->req_bytes;
+}
+
 static inline uint64_t xorshift(uint64_t *s)
 {
 	uint64_t x = *s;
@@ -109,14 +155,28 @@ static uint32_t hdr_csum(const struct msg_hdr *h)
 	return (uint32_t)(f ^ (f >> 32));
 }
 
+/* The seed of a REQ shorter than the header: its length is part of it. */
+static uint64_t short_seed(const struct run *r, int from_active,
+			   unsigned int src, unsigned int dst,
+			   unsigned int sock, uint64_t seq, uint32_t len)
+{
+	return flow_seed(r, from_active, src, dst, sock, OP_SHORT, seq) ^
+	       ((uint64_t)len << 32);
+}
+
 void msg_build(const struct run *r, uint8_t *buf, uint32_t len, int op,
-	       unsigned int src, unsigned int dst, uint64_t seq,
-	       uint64_t ts_ns, int rdma_op, uint64_t cookie)
+	       unsigned int src, unsigned int dst, unsigned int sock,
+	       uint64_t seq, uint64_t ts_ns, int rdma_op, uint64_t cookie)
 {
 	struct msg_hdr *h = (struct msg_hdr *)buf;
 	uint8_t *pl = buf + HDR_BYTES;
 	uint32_t plen = len - HDR_BYTES;
 
+	if (len < HDR_BYTES) {	/* only REQs: no header, all pattern */
+		pattern_fill(buf, len, short_seed(r, r->o.active, src, dst,
+						  sock, seq, len));
+		return;
+	}
 	memset(h, 0, sizeof(*h));
 	h->magic = htobe32(MSG_MAGIC);
 	h->version = MSG_VERSION;
@@ -126,6 +186,7 @@ void msg_build(const struct run *r, uint8_t *buf, uint32_t len, int op,
 	h->dst_task = htobe16(dst);
 	h->msg_bytes = htobe32(len);
 	h->seq = htobe64(seq);
+	h->sock = htobe32(sock);
 	h->run_id = htobe64(r->o.run_id);
 	h->ts_ns = htobe64(ts_ns);
 	h->req_bytes = htobe32(r->o.req_bytes);
@@ -136,8 +197,8 @@ void msg_build(const struct run *r, uint8_t *buf, uint32_t len, int op,
 		h->rdma_cookie = htobe64(cookie);
 	}
 	if (r->o.verify && plen) {
-		pattern_fill(pl, plen,
-			     msg_seed(r, r->o.active, src, dst, op, seq));
+		pattern_fill(pl, plen, flow_seed(r, r->o.active, src, dst,
+						 sock, op, seq));
 		h->csum = htobe64(fnv64(pl, plen));
 	}
 	h->hcsum = htobe32(hdr_csum(h));
@@ -149,8 +210,34 @@ void msg_build(const struct run *r, uint8_t *buf, uint32_t len, int op,
  * Checks what does not depend on the flow's state: framing, header,
  * sizes and payload.  The caller checks the sequence number.
  */
+int short_check(const struct run *r, const uint8_t *buf, uint32_t len,
+		unsigned int src, unsigned int dst, unsigned int sock,
+		uint64_t seq, char *why, size_t whylen)
+{
+	int from = !r->o.active;
+	uint32_t want = req_len(&r->o, from, src, dst, sock, seq);
+	uint8_t w = 0, g = 0;
+	long off;
+
+	if (r->o.one_way && !from)
+		WHY("one-way run: a message of %u bytes (shorter than a header: a REQ) arrived from the passive side",
+		    len);
+	if (len != want)
+		WHY("REQ seq %llu length: expected %u, arrived %u (shorter than a header, so taken for the next REQ of the flow%s)",
+		    (unsigned long long)seq, want, len,
+		    want < len ? "; a REQ lost before it?" : "");
+	off = pattern_find(buf, len, short_seed(r, from, src, dst, sock, seq,
+						len), &w, &g);
+	if (off >= 0)
+		WHY("REQ seq %llu of %u bytes (no header): byte %ld: expected 0x%02x, arrived 0x%02x (corrupt, or not REQ seq %llu: lost, duplicated or reordered)",
+		    (unsigned long long)seq, len, off, w, g,
+		    (unsigned long long)seq);
+	return 0;
+}
+
 int msg_check(const struct run *r, const uint8_t *buf, uint32_t len,
-	      unsigned int dst, char *why, size_t whylen, struct msg_hdr *out)
+	      unsigned int dst, unsigned int sock, char *why, size_t whylen,
+	      struct msg_hdr *out)
 {
 	const struct msg_hdr *w = (const struct msg_hdr *)buf;
 	struct msg_hdr h;
@@ -174,6 +261,7 @@ int msg_check(const struct run *r, const uint8_t *buf, uint32_t len,
 	h.hcsum = be32toh(w->hcsum);
 	h.rdma_cookie = be64toh(w->rdma_cookie);
 	h.rdma_bytes = be32toh(w->rdma_bytes);
+	h.sock = be32toh(w->sock);
 	*out = h;
 
 	if (h.magic != MSG_MAGIC)
@@ -204,6 +292,8 @@ int msg_check(const struct run *r, const uint8_t *buf, uint32_t len,
 	if (h.dst_task != dst)
 		WHY("destination task: expected %u, arrived %u", dst,
 		    h.dst_task);
+	if (h.sock != sock)
+		WHY("socket: expected %u, arrived %u", sock, h.sock);
 	if (h.req_bytes != r->o.req_bytes || h.ack_bytes != r->o.ack_bytes)
 		WHY("sizes: expected -q %u -a %u, arrived -q %u -a %u",
 		    r->o.req_bytes, r->o.ack_bytes, h.req_bytes, h.ack_bytes);
@@ -217,15 +307,17 @@ int msg_check(const struct run *r, const uint8_t *buf, uint32_t len,
 			    (unsigned long long)h.seq, want_op, want_b,
 			    h.rdma_op, h.rdma_bytes);
 	}
-	want_len = h.op == OP_REQ ? r->o.req_bytes : r->o.ack_bytes;
+	want_len = h.op == OP_REQ ? req_len(&r->o, h.from_active, h.src_task,
+					    h.dst_task, sock, h.seq) :
+				    r->o.ack_bytes;
 	if (len != want_len || h.msg_bytes != want_len)
-		WHY("%s length: expected %u, arrived %u (header says %u)",
-		    h.op == OP_REQ ? "REQ" : "ACK", want_len, len,
-		    h.msg_bytes);
+		WHY("%s seq %llu length: expected %u, arrived %u (header says %u)",
+		    h.op == OP_REQ ? "REQ" : "ACK", (unsigned long long)h.seq,
+		    want_len, len, h.msg_bytes);
 	plen = len - HDR_BYTES;
 	if (r->o.verify && plen) {
-		uint64_t seed = msg_seed(r, h.from_active, h.src_task,
-					 h.dst_task, h.op, h.seq);
+		uint64_t seed = flow_seed(r, h.from_active, h.src_task,
+					  h.dst_task, sock, h.op, h.seq);
 		uint8_t want = 0, got = 0;
 		long off;
 

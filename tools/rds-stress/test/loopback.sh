@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host-side run of rds-stress over the UDP shim (udp_shim.so): both sides
-# on loopback (127.0.0.1 passive, 127.0.0.2 active), a clean run and each
-# corruption mode.  Usage: loopback.sh BUILD_DIR
+# Host-side run of rds-stress over the shim (rds_shim.so, AF_RDS as unix
+# datagrams): both sides on loopback (127.0.0.1 passive, 127.0.0.2
+# active), a clean run, each corruption mode and the shapes (sizes,
+# size mix, sockets, slow reader).  Usage: loopback.sh BUILD_DIR
 set -u
 out=${1:?build dir}
 stress=$out/rds-stress
-shim=$out/udp_shim.so
+shim=$out/rds_shim.so
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 port=$((20000 + RANDOM % 20000))
