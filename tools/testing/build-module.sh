@@ -7,7 +7,8 @@
 # KVER in build/mod-KVER/ (the tree's sources are mirrored there with their
 # timestamps, so rebuilds are incremental).  The VM guests load the modules
 # from there, so several kernel series can be built and tested side by side.
-# Exits non-zero on a build error or on any compiler warning.
+# Exits non-zero on a build error, on any compiler warning and on any
+# "warning:" or "error:" line of sparse (C=1, C=2).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kver=$1
@@ -49,9 +50,11 @@ make -C "$kdir" M="$out" W=1 "$@" modules >> "$log" 2>&1 || status=$?
 if [ $status = 0 ]; then
 	make -C "$kdir" M="$out/negative" modules >> "$log" 2>&1 || status=$?
 fi
-if [ $status != 0 ] || grep -q 'warning:' "$log"; then
+# sparse (C=1/C=2) reports errors as "error:" lines and make still exits 0.
+if [ $status != 0 ] || grep -Eq 'warning:|error:' "$log"; then
 	grep -E 'warning:|error:' "$log" | head -40 >&2
-	[ $status != 0 ] || echo "build-module: warnings building against $kver" >&2
+	[ $status != 0 ] ||
+		echo "build-module: warnings or errors building against $kver" >&2
 	exit 1
 fi
 echo "build-module: $out/rds.ko ($kver)"
