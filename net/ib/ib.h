@@ -84,12 +84,16 @@ struct rds_ib_device {
 	 */
 	atomic_t		rd_rx_free;
 
-	/* memory regions (mr.c): places taken in the pool, waiters for
-	 * one, the live ones (rds_ib_mr_lock)
+	/* memory regions (mr.c): places taken in the pool (given back
+	 * under rds_ib_mr_lock), waiters for one, and under rds_ib_mr_lock
+	 * the live ones, the registrations in progress and whether the
+	 * device is being removed (no region may be added any more)
 	 */
 	atomic_t		rd_mr_used;
 	wait_queue_head_t	rd_mr_wait;
 	struct list_head	rd_mrs;
+	unsigned int		rd_mr_regs;
+	bool			rd_mr_dying;
 
 	struct rcu_head		rd_rcu;
 };

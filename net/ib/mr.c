@@ -61,9 +61,16 @@ MODULE_PARM_DESC(ib_mr_max,
 		 "Memory regions each device may have registered (default 1024)");
 
 /* protects every rds_ib_mr's m_rdev, m_mr, m_item, m_state, m_after and
- * m_ic, and every device's rd_mrs; nests inside a connection's i_lock
+ * m_ic, every device's rd_mrs, rd_mr_regs and rd_mr_dying, and the giving
+ * back of places in rd_mr_used; nests inside a connection's i_lock
  */
 static DEFINE_SPINLOCK(rds_ib_mr_lock);
+
+/* Woken when a region's WR completes (rds_ib_mr_kill waits for that), and
+ * when a registration ends or a place is given back (the flush of a
+ * device being removed waits for those).
+ */
+static DECLARE_WAIT_QUEUE_HEAD(rds_ib_mr_idle);
 
 /* A place in the device's pool, if one is free (the limit may have been
  * lowered below what is in use: then none is until enough are freed).
@@ -78,10 +85,22 @@ static bool rds_ib_mr_slot_take(atomic_t *used)
 	return false;
 }
 
-/* Take a place in rdev's pool, waiting up to *timeo unless nonblock. */
+/* The wait for a place ends: one was taken (*got), or rdev is going. */
+static bool rds_ib_mr_slot_or_dying(struct rds_ib_device *rdev, bool *got)
+{
+	if (READ_ONCE(rdev->rd_mr_dying))
+		return true;
+	*got = rds_ib_mr_slot_take(&rdev->rd_mr_used);
+	return *got;
+}
+
+/* Take a place in rdev's pool, waiting up to *timeo unless nonblock;
+ * -ENODEV if rdev is being removed meanwhile.
+ */
 static int rds_ib_mr_slot(struct rds_ib_device *rdev, bool nonblock,
 			  long *timeo)
 {
+	bool got = false;
 	long left;
 
 	if (rds_ib_mr_slot_take(&rdev->rd_mr_used))
@@ -91,7 +110,7 @@ static int rds_ib_mr_slot(struct rds_ib_device *rdev, bool nonblock,
 		return -EAGAIN;
 	rds_ib_count(RDS_IB_C_MR_WAITS);
 	left = wait_event_interruptible_timeout(rdev->rd_mr_wait,
-						rds_ib_mr_slot_take(&rdev->rd_mr_used),
+						rds_ib_mr_slot_or_dying(rdev, &got),
 						*timeo);
 	if (left < 0)
 		return -EINTR;
@@ -100,13 +119,27 @@ static int rds_ib_mr_slot(struct rds_ib_device *rdev, bool nonblock,
 		return -EAGAIN;
 	}
 	*timeo = left;
-	return 0;
+	return got ? 0 : -ENODEV;
 }
 
-static void rds_ib_mr_unslot(struct rds_ib_device *rdev)
+/* A registration (slot: and its place) or a region of rdev is done with
+ * it, after its device reference was put: the flush of a device being
+ * removed returns (and removal drops the last reference) only once every
+ * one of them is, so that reference was not the last.  rdev is not
+ * touched after the lock is released.
+ */
+static void rds_ib_mr_release_dev(struct rds_ib_device *rdev, bool reg,
+				  bool slot)
 {
-	atomic_dec(&rdev->rd_mr_used);
-	wake_up(&rdev->rd_mr_wait);
+	spin_lock_bh(&rds_ib_mr_lock);
+	if (slot) {
+		atomic_dec(&rdev->rd_mr_used);
+		wake_up(&rdev->rd_mr_wait);
+	}
+	if (reg)
+		rdev->rd_mr_regs--;
+	wake_up(&rds_ib_mr_idle);
+	spin_unlock_bh(&rds_ib_mr_lock);
 }
 
 static void rds_ib_mr_done(struct ib_cq *cq, struct ib_wc *wc);
@@ -119,11 +152,24 @@ int rds_ib_mr_register(struct rds_sock *rs, struct rds_mr *rmr, bool nonblock,
 	struct ib_device *dev;
 	unsigned int i, sg_off;
 	struct rds_ib_mr *imr;
-	int ret, n;
+	int ret = 0, n;
 
 	rdev = rds_ib_device_of_addr(&rs->rs_bound_addr);
 	if (!rdev)
 		return -ENODEV;
+	/* Counted as a registration in progress (the flush of the device
+	 * waits for it) unless the device is being removed already.
+	 */
+	spin_lock_bh(&rds_ib_mr_lock);
+	if (!rdev->rd_mr_dying)
+		rdev->rd_mr_regs++;
+	else
+		ret = -ENODEV;
+	spin_unlock_bh(&rds_ib_mr_lock);
+	if (ret) {
+		rds_ib_device_put(rdev);
+		return ret;
+	}
 	dev = rdev->rd_dev;
 	ret = rds_ib_mr_slot(rdev, nonblock, timeo);
 	if (ret)
@@ -180,11 +226,24 @@ int rds_ib_mr_register(struct rds_sock *rs, struct rds_mr *rmr, bool nonblock,
 	rmr->r_key = imr->m_mr->rkey;
 	rmr->r_trans_data = imr;
 
+	/* Listed only while the device is not being removed: its flush
+	 * kills every listed region, after this registration ended.
+	 */
 	spin_lock_bh(&rds_ib_mr_lock);
-	list_add_tail(&imr->m_item, &rdev->rd_mrs);
+	if (!rdev->rd_mr_dying) {
+		list_add_tail(&imr->m_item, &rdev->rd_mrs);
+		rdev->rd_mr_regs--;	/* the region keeps the place */
+		wake_up(&rds_ib_mr_idle);
+		ret = 0;
+	} else {
+		ret = -ENODEV;
+	}
 	spin_unlock_bh(&rds_ib_mr_lock);
-	rds_ib_count(RDS_IB_C_MR_IN_USE);
-	return 0;
+	if (!ret) {
+		rds_ib_count(RDS_IB_C_MR_IN_USE);
+		return 0;
+	}
+	rmr->r_trans_data = NULL;
 
 err_dereg:
 	ib_dereg_mr(imr->m_mr);
@@ -194,9 +253,12 @@ err_free:
 	kvfree(imr->m_sg);
 	kfree(imr);
 err_unslot:
-	rds_ib_mr_unslot(rdev);
+	rds_ib_device_put(rdev);
+	rds_ib_mr_release_dev(rdev, true, true);
+	return ret;
 err_put:
 	rds_ib_device_put(rdev);
+	rds_ib_mr_release_dev(rdev, true, false);
 	return ret;
 }
 
@@ -223,9 +285,9 @@ static bool rds_ib_mr_take(struct rds_ib_mr *imr, struct ib_mr **mr,
 	return ok;
 }
 
-static DECLARE_WAIT_QUEUE_HEAD(rds_ib_mr_idle);
-
-/* The key stops working: deregister.  Process context; idempotent. */
+/* The key stops working: deregister.  Process context; idempotent.  The
+ * caller holds a reference to imr's region (or is its last put).
+ */
 static void rds_ib_mr_kill(struct rds_ib_mr *imr)
 {
 	struct rds_ib_device *rdev = NULL;
@@ -239,8 +301,8 @@ static void rds_ib_mr_kill(struct rds_ib_mr *imr)
 			DMA_BIDIRECTIONAL);
 	atomic64_dec(&rds_ib_counters[RDS_IB_C_MR_IN_USE]);
 	rds_ib_count(RDS_IB_C_MR_FREES);
-	rds_ib_mr_unslot(rdev);
 	rds_ib_device_put(rdev);
+	rds_ib_mr_release_dev(rdev, false, true);
 }
 
 void rds_ib_mr_invalidate(struct rds_mr *rmr)
@@ -257,22 +319,56 @@ void rds_ib_mr_free(struct rds_mr *rmr)
 	rmr->r_trans_data = NULL;
 }
 
+/* The flush of rdev: a listed region to kill, with a reference to it
+ * (true, *imrp set), or nothing of rdev is left (true, *imrp NULL): no
+ * region, no place taken, no registration in progress.  False: wait for
+ * the others (regions whose last put is releasing them, registrations,
+ * kills of other threads) to end.
+ */
+static bool rds_ib_mr_flush_next(struct rds_ib_device *rdev,
+				 struct rds_ib_mr **imrp)
+{
+	struct rds_ib_mr *imr;
+	bool done;
+
+	*imrp = NULL;
+	spin_lock_bh(&rds_ib_mr_lock);
+	list_for_each_entry(imr, &rdev->rd_mrs, m_item) {
+		if (refcount_inc_not_zero(&imr->m_rmr->r_refcount)) {
+			*imrp = imr;
+			break;
+		}
+	}
+	done = *imrp || (!rdev->rd_mr_regs && !atomic_read(&rdev->rd_mr_used));
+	spin_unlock_bh(&rds_ib_mr_lock);
+	return done;
+}
+
 /* Device removal: every region of rdev dies (its owners keep the pages
- * until they free them).
+ * until they free them), and no registration may add one afterwards:
+ * returns once nothing of the pool holds rdev any more.
  */
 void rds_ib_mr_flush_dev(struct rds_ib_device *rdev)
 {
 	struct rds_ib_mr *imr;
+	struct rds_mr *rmr;
+
+	spin_lock_bh(&rds_ib_mr_lock);
+	rdev->rd_mr_dying = true;
+	spin_unlock_bh(&rds_ib_mr_lock);
+	/* Registrations asleep for a place give up (-ENODEV). */
+	wake_up_all(&rdev->rd_mr_wait);
 
 	for (;;) {
-		spin_lock_bh(&rds_ib_mr_lock);
-		imr = list_first_entry_or_null(&rdev->rd_mrs, struct rds_ib_mr,
-					       m_item);
-		spin_unlock_bh(&rds_ib_mr_lock);
+		wait_event(rds_ib_mr_idle, rds_ib_mr_flush_next(rdev, &imr));
 		if (!imr)
 			return;
-		/* Unlisted by the kill, which waits out a WR in flight. */
+		/* Unlisted by the kill, which waits out a WR in flight; our
+		 * reference keeps the region (and imr) until it is done.
+		 */
+		rmr = imr->m_rmr;
 		rds_ib_mr_kill(imr);
+		rds_mr_put(rmr);
 	}
 }
 
