@@ -404,11 +404,13 @@ static void rds_rdma_fill_sg(struct rds_rdma_op *op, u64 addr, u64 bytes,
 
 static int rds_rdma_op_alloc(struct rds_rdma_op *op, unsigned long npages)
 {
-	op->o_pages = kvcalloc(npages, sizeof(*op->o_pages), GFP_KERNEL);
+	op->o_pin = kvzalloc(struct_size(op->o_pin, p_pages, npages),
+			     GFP_KERNEL);
 	op->o_sg = kvcalloc(npages, sizeof(*op->o_sg), GFP_KERNEL);
 	op->o_notifier = kzalloc(sizeof(*op->o_notifier), GFP_KERNEL);
-	if (!op->o_pages || !op->o_sg || !op->o_notifier)
+	if (!op->o_pin || !op->o_sg || !op->o_notifier)
 		return -ENOMEM;
+	op->o_pages = op->o_pin->p_pages;
 	sg_init_table(op->o_sg, npages);
 	return 0;
 }
@@ -721,25 +723,43 @@ void rds_rdma_op_end(struct rds_message *rm, enum rds_seq_op_end end)
 	}
 }
 
+/* Process context: the pages the device wrote are marked dirty (under
+ * their lock: they may be file-backed MAP_SHARED) and unpinned.
+ */
+static void rds_rdma_pin_release(struct work_struct *work)
+{
+	struct rds_rdma_pin *pin = container_of(work, struct rds_rdma_pin,
+						p_work);
+
+	unpin_user_pages_dirty_lock(pin->p_pages, pin->p_n, true);
+	kvfree(pin);
+}
+
 /* The last reference to rm is gone (any context). */
 void rds_rdma_msg_free(struct rds_message *rm)
 {
 	struct rds_rdma_op *op = &rm->m_op;
+	struct rds_rdma_pin *pin = op->o_pin;
 	struct rds_mr *mr, *tmp;
-	unsigned int i;
 
 	list_for_each_entry_safe(mr, tmp, &rm->m_regs, r_reg_item) {
 		list_del_init(&mr->r_reg_item);
 		rds_mr_put(mr);
 	}
-	if (op->o_npages) {
-		/* READ and atomic results were written by the device. */
-		if (op->o_kind != RDS_OPK_WRITE)
-			for (i = 0; i < op->o_npages; i++)
-				set_page_dirty(op->o_pages[i]);
-		unpin_user_pages(op->o_pages, op->o_npages);
+	/* READ and atomic results were written by the device: marking
+	 * their pages dirty may sleep, so a work item does it (and the
+	 * unpinning after it).  A WRITE only read them, and an op that
+	 * failed to be set up was not run: unpinned here.
+	 */
+	if (pin && op->o_npages &&
+	    (op->o_kind == RDS_OPK_READ || op->o_kind == RDS_OPK_ATOMIC)) {
+		pin->p_n = op->o_npages;
+		INIT_WORK(&pin->p_work, rds_rdma_pin_release);
+		queue_work(rds_mr_wq, &pin->p_work);
+	} else if (pin) {
+		unpin_user_pages(pin->p_pages, op->o_npages);
+		kvfree(pin);
 	}
-	kvfree(op->o_pages);
 	kvfree(op->o_sg);
 	kfree(op->o_notifier);
 }
@@ -842,7 +862,9 @@ int rds_rdma_init(void)
 	return rds_mr_wq ? 0 : -ENOMEM;
 }
 
-/* After the transports: their teardown puts the last regions. */
+/* After the transports: their teardown puts the last regions and
+ * messages (whose pinned pages the work items release).
+ */
 void rds_rdma_exit(void)
 {
 	destroy_workqueue(rds_mr_wq);

@@ -55,6 +55,18 @@ struct rds_mr {
 	struct work_struct	r_free_work;	/* runs: last put outside process context */
 };
 
+/* The pinned local pages of an op.  They outlive its message when pages
+ * the device wrote are to be marked dirty: that may sleep (the page lock,
+ * the filesystem's locks of a file-backed MAP_SHARED mapping), and the
+ * last put of a message may come from the completion path (softirq), so
+ * a work item does it.
+ */
+struct rds_rdma_pin {
+	struct work_struct	p_work;
+	unsigned int		p_n;		/* pages pinned */
+	struct page		*p_pages[];
+};
+
 /* What kind of op a message carries. */
 enum {
 	RDS_OPK_NONE,
@@ -94,7 +106,10 @@ struct rds_rdma_op {
 	u64			o_cmask;
 	u64			o_smask;
 	struct rds_notifier	*o_notifier;	/* preallocated */
-	/* local memory: pinned pages, cut at page and iovec boundaries */
+	/* local memory: pinned pages (o_pin's), cut at page and iovec
+	 * boundaries
+	 */
+	struct rds_rdma_pin	*o_pin;
 	struct page		**o_pages;
 	unsigned int		o_npages;
 	struct scatterlist	*o_sg;
