@@ -171,18 +171,17 @@ void rds_cong_map_updated(struct rds_cong_map *map, u64 portmask)
 }
 
 /* Send the new map of a local address to the peers of every connection
- * from it whose transport carries maps (rds_send_cong_map()).
+ * from it whose transport carries maps (rds_send_cong_map()).  One that
+ * still has a map waiting is left alone: that map goes with what the
+ * bits are when it leaves.
  */
 static void rds_cong_send_visit(struct rds_connection *conn, void *arg)
 {
-	int gen;
-
 	if (!conn->c_trans->t_cong_maps)
 		return;
-	gen = atomic_read(&conn->c_lcong->m_local_gen);
-	if (gen == conn->c_cong_gen)
+	if (atomic_read(&conn->c_lcong->m_local_gen) ==
+	    READ_ONCE(conn->c_cong_gen))
 		return;
-	conn->c_cong_gen = gen;
 	rds_send_cong_map(conn);
 }
 
@@ -197,8 +196,32 @@ static DECLARE_WORK(rds_cong_send_work, rds_cong_send_func);
 /* A map of a local address changed (from the receive path). */
 void rds_cong_local_changed(struct rds_cong_map *map)
 {
+	/* The bits before the generation: pairs with rds_cong_map_fill(). */
+	smp_mb__before_atomic();
 	atomic_inc(&map->m_local_gen);
 	queue_work(system_wq, &rds_cong_send_work);
+}
+
+/* rm, the map rds_send_cong_map() queued on conn, is handed to the
+ * transport for the first time (rds_send_xmit(), one thread at a time):
+ * copy in the bits as they are now.  From here on a change needs a
+ * message of its own, which rds_cong_send_visit() queues when it sees a
+ * generation newer than the one copied.
+ */
+void rds_cong_map_fill(struct rds_connection *conn, struct rds_message *rm)
+{
+	int gen;
+
+	clear_bit(RDS_CONN_CONG_PENDING, &conn->c_flags);
+	/* Pairs with test_and_set_bit() in rds_send_cong_map(): a change
+	 * whose update still found the flag set is seen by the copy.
+	 */
+	smp_mb__after_atomic();
+	gen = atomic_read(&conn->c_lcong->m_local_gen);
+	/* Pairs with rds_cong_local_changed(): the bits of gen at least. */
+	smp_rmb();
+	rds_cong_map_copy(conn->c_lcong, rm);
+	WRITE_ONCE(conn->c_cong_gen, gen);
 }
 
 /* No more local changes will be sent (transport going away). */

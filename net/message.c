@@ -6,14 +6,28 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/highmem.h>
+#include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
+#include <linux/sysfs.h>
 #include <linux/uio.h>
 
 #include "rds.h"
 
 /* messages allocated and not yet freed: must be 0 at module exit */
 static atomic_t rds_message_live = ATOMIC_INIT(0);
+
+static int rds_message_live_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&rds_message_live));
+}
+
+static const struct kernel_param_ops rds_message_live_ops = {
+	.get	= rds_message_live_get,
+};
+module_param_cb(messages_live, &rds_message_live_ops, NULL, 0444);
+MODULE_PARM_DESC(messages_live,
+		 "Messages allocated and not yet freed (read only)");
 
 static void rds_message_free_pages(struct rds_message *rm)
 {
@@ -22,8 +36,12 @@ static void rds_message_free_pages(struct rds_message *rm)
 	for (i = 0; i < rm->m_nents; i++) {
 		struct page *page = sg_page(&rm->m_sg[i]);
 
+		/* A reference, to a page of its own or to a compound page
+		 * shared with other messages (a receive buffer's, ib/recv.c):
+		 * only put_page() frees a compound page whole.
+		 */
 		if (page)
-			__free_page(page);
+			put_page(page);
 	}
 	rm->m_nents = 0;
 }

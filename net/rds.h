@@ -70,6 +70,7 @@ enum {
 	RDS_MSG_ON_CONN,	/* on c_send_queue or c_retrans */
 	RDS_MSG_RETRANSMITTED,
 	RDS_MSG_OP_STALE,	/* its op was posted on a connection since lost */
+	RDS_MSG_CONG_FILL,	/* a map: copied in on its first xmit */
 };
 
 /* A message being sent.  Reference counted: the sender (sendmsg), the
@@ -112,6 +113,10 @@ enum {
 enum {
 	RDS_CONN_IN_XMIT,	/* one thread at a time drains c_send_queue */
 	RDS_CONN_XMIT_AGAIN,	/* a kick came while IN_XMIT was held */
+	/* a map of c_lcong waits on c_send_queue, not yet filled in: a
+	 * later change goes with it (rds_send_cong_map())
+	 */
+	RDS_CONN_CONG_PENDING,
 };
 
 /* One per (netns, laddr, faddr, tos, transport).  Connections live until
@@ -131,7 +136,9 @@ struct rds_connection {
 	u64			c_loop_delivered; /* loopback: last seq delivered */
 	struct rds_cong_map	*c_lcong;
 	struct rds_cong_map	*c_fcong;
-	int			c_cong_gen;	/* lcong generation sent */
+	int			c_cong_gen;	/* lcong generation last filled
+						 * into a map (rds_cong_map_fill)
+						 */
 	atomic_t		c_state;
 	unsigned long		c_flags;	/* RDS_CONN_* bits, atomic */
 
@@ -355,6 +362,7 @@ bool rds_cong_updated_since(unsigned long *track);
 void rds_cong_local_changed(struct rds_cong_map *map);
 void rds_cong_flush_sends(void);
 void rds_cong_map_copy(struct rds_cong_map *map, struct rds_message *rm);
+void rds_cong_map_fill(struct rds_connection *conn, struct rds_message *rm);
 void rds_cong_map_recv(struct rds_cong_map *map, struct rds_message *rm);
 bool rds_cong_map_any(struct rds_cong_map *map);
 int rds_cong_init(void);

@@ -269,6 +269,10 @@ restart:
 		rds_message_get(rm);
 		spin_unlock_bh(&conn->c_lock);
 
+		/* A map goes with the bits of when it first leaves. */
+		if (test_and_clear_bit(RDS_MSG_CONG_FILL, &rm->m_flags))
+			rds_cong_map_fill(conn, rm);
+
 		ret = conn->c_trans->xmit(conn, rm);
 		if (ret) {
 			/* Put it back at the head, unless it was cancelled. */
@@ -378,20 +382,27 @@ int rds_send_pong(struct rds_connection *conn, __be16 dport)
 	return 0;
 }
 
-/* Queue the current map of conn's local address for its peer (transports
- * with t_cong_maps).  Sent like a message, from port 0 to port 0, flagged
+/* Queue the map of conn's local address for its peer (transports with
+ * t_cong_maps).  Sent like a message, from port 0 to port 0, flagged
  * RDS_FLAG_CONG_BITMAP; the peer applies it instead of delivering it.
+ * The bits are copied in when it is first handed to the transport
+ * (rds_cong_map_fill()), so one waiting map per connection carries every
+ * change made meanwhile: however often the map changes, and however long
+ * the connection stays down, no more than that one is queued.
  */
 void rds_send_cong_map(struct rds_connection *conn)
 {
 	struct rds_message *rm;
 
+	if (test_and_set_bit(RDS_CONN_CONG_PENDING, &conn->c_flags))
+		return;
 	rm = rds_message_alloc(RDS_CONG_MAP_BYTES, GFP_ATOMIC);
 	if (!rm) {
+		clear_bit(RDS_CONN_CONG_PENDING, &conn->c_flags);
 		rds_stats_inc(s_cong_send_error);
 		return;
 	}
-	rds_cong_map_copy(conn->c_lcong, rm);
+	set_bit(RDS_MSG_CONG_FILL, &rm->m_flags);
 	rm->m_inc.i_hdr.h_flags = RDS_FLAG_CONG_BITMAP;
 	rds_send_queue_on_conn(conn, rm, 0, 0, false);
 	rds_stats_inc(s_cong_update_queued);

@@ -68,6 +68,7 @@ static void usage(FILE *f)
 "  -r, --recv-addr A        local address of the RDS and control sockets\n"
 "  -s, --send-addr A        the passive side's address (makes this active)\n"
 "  -p, --port N             TCP control port (4000); task i binds N+1+i\n"
+"                           (socket k of S: N+1+i*S+k)\n"
 "  -q, --req-bytes N        request size, K/M/G suffixes (1024)\n"
 "  -a, --ack-bytes N        ack size (%u, the header)\n"
 "  -d, --depth N            outstanding requests per flow (1)\n"
