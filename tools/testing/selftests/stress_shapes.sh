@@ -8,6 +8,8 @@
 #   mix      --size-mix from SHAPES_SEED (default: the time; printed)
 #   crash    the shape of the crash of issue 15: -t 4 -d 8 -q 4096 -a 256,
 #            SO_SNDBUF/SO_RCVBUF 425984 (read back: the kernel's 851968)
+#   classic  the same with the buffers the classic rds-stress got there
+#            (212992 asked, 425984 read back)
 #   sockets  16 sockets per task on consecutive ports, 8M buffers
 #   slow     a slow reader (400 ms of every second unread) behind a 64K
 #            receive buffer: ENOBUFS and RDS_CMSG_CONG_UPDATE, nothing lost
@@ -84,6 +86,17 @@ check "crash: SO_SNDBUF/SO_RCVBUF 425984 set (the kernel's 851968)" \
 	"${here_rcvbuf_set:-0}" = 851968
 [ "$RDS_HOST" = 2 ] && check "crash: --show-params shows them" \
 	grep -Eq '^ +rcvbuf +425984 \(kernel: 851968\)' "$out"
+
+# What the classic rds-stress of issue 15 had: it asks SO_SNDBUF/SO_RCVBUF
+# of tasks x depth x (req + ack) x 2 = 278528 without FORCE, which
+# net.core.wmem_max/rmem_max (212992) cap, and reads back 425984: RDS
+# then holds 212992 bytes a socket each way, half what --sndbuf 425984
+# gives.
+shape classic 6050 -t 4 -d 8 -q 4096 -a 256 --sndbuf 212992 --rcvbuf 212992 \
+	-T $((secs + 4))
+check "classic: SO_SNDBUF/SO_RCVBUF read back 425984, as the classic tool's" \
+	test "${here_sndbuf_set:-0}" = 425984 -a \
+	"${here_rcvbuf_set:-0}" = 425984
 
 shape sockets 6030 -t 2 --sockets 16 -d 2 -q 2K --sndbuf 8M --rcvbuf 8M \
 	-T "$secs" --show-params
