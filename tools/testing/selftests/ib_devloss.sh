@@ -42,8 +42,8 @@ else
 	check "the second senders exit 0" num_wait p2
 	active() { rdma link show "$RDS_RXE/1" 2>/dev/null | grep -q 'state ACTIVE'; }
 	check "$RDS_RXE active again" wait_for 30 active
-	check "the connection was torn down" \
-		bash -c "dmesg | grep -q 'connection lost: device removal'"
+	torn_down() { test_klog | grep -q 'connection lost: device removal'; }
+	check "the connection was torn down (this test's kernel log)" torn_down
 	check "and formed again" test "$(ib_counter connects)" -gt "$connects"
 fi
 echo "# resets: $resets -> $(ib_counter resets)"

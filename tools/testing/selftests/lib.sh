@@ -56,9 +56,21 @@ ksft_exit() {
 	exit $KSFT_PASS
 }
 
-# wait_for TIMEOUT_S CMD...: poll CMD every 100 ms until it succeeds.
+# RDS_TIME_SCALE (run-tests --time-scale N, 1 by default): how many times
+# slower than usual the guest's kernel runs (a debug kernel: 15-30).
+# scaled N: N seconds on such a kernel.  wait_for and barrier scale their
+# timeouts themselves.
+scaled() {
+	echo $(( $1 * ${RDS_TIME_SCALE:-1} ))
+}
+
+# wait_for TIMEOUT_S CMD...: poll CMD every 100 ms until it succeeds (at
+# most scaled TIMEOUT_S seconds).  CMD is run anew each time: a condition
+# on a value read from a file is a function or file_is, never
+# test "$(cat FILE)" (expanded once, before wait_for runs).
 wait_for() {
-	local tmo=$1 deadline
+	local tmo deadline
+	tmo=$(scaled "$1")
 	shift
 	deadline=$(( $(date +%s%N) / 1000000 + tmo * 1000 ))
 	until "$@"; do
@@ -68,9 +80,26 @@ wait_for() {
 	return 0
 }
 
-# barrier NAME [TIMEOUT_S]: wait for the other test hosts.
+# file_is FILE VALUE: FILE holds VALUE (for wait_for).
+file_is() {
+	[ "$(cat "$1")" = "$2" ]
+}
+
+# barrier NAME [TIMEOUT_S]: wait for the other test hosts (at most scaled
+# TIMEOUT_S seconds).
 barrier() {
-	"$RDS_TOP/tools/testing/selftests/barrier" "$RDS_TEST.$1" "${2:-60}"
+	"$RDS_TOP/tools/testing/selftests/barrier" "$RDS_TEST.$1" \
+		"$(scaled "${2:-60}")"
+}
+
+# test_klog: the kernel log of this test so far, from the marker
+# "rdstest: begin IDX NAME" that guest.sh wrote when it started it (the
+# whole log outside the harness).
+test_klog() {
+	dmesg | awk -v re="rdstest: begin [0-9]+ $RDS_TEST\$" '
+		$0 ~ re { n = 0 }
+		{ line[++n] = $0 }
+		END { for (i = 1; i <= n; i++) print line[i] }'
 }
 
 # host_request WORDS...: ask the host running the VMs to act, wait for it.
@@ -105,11 +134,27 @@ host_reboot() {
 	exit 1
 }
 
+# tcp_listening PORT: a TCP socket of this host listens on PORT.
+tcp_listening() {
+	[ -n "$(ss -Hltn "sport = :$1")" ]
+}
+
+# stress_passive_up NAME PORT: the passive rds-stress of this host listens
+# on its control port PORT (or 30 s passed), then barrier NAME-up.  The
+# active side connects once, with no retry: a refused connection is a
+# failure, not a race with the passive side's start.
+stress_passive_up() {
+	wait_for 30 tcp_listening "$2" ||
+		echo "# rds-stress: nothing listens on port $2 after 30 s"
+	barrier "$1-up" 60
+}
+
 # stress_pair NAME PORT TMO OUT JSON [VAR=VAL...] -- ARGS...: one rds-stress
 # pair ($stress) between the two hosts, started together (barrier
-# NAME-up): host 1 passive, host 2 active with ARGS (VAR=VAL in its
-# environment), each killed after TMO seconds, output in OUT, summary in
-# JSON.  Sets stress_rc to this host's exit status.
+# NAME-up, once host 1's passive side listens): host 1 passive, host 2
+# active with ARGS (VAR=VAL in its environment), each killed after TMO
+# seconds, output in OUT, summary in JSON.  Sets stress_rc to this host's
+# exit status.
 stress_pair() {
 	local name=$1 port=$2 tmo=$3 out=$4 js=$5 env=() pid
 	shift 5
@@ -119,13 +164,13 @@ stress_pair() {
 		timeout "$tmo" "$stress" -r "$RDS_ADDR" -p "$port" \
 			--json "$js" > "$out" 2>&1 &
 		pid=$!
-		barrier "$name-up" 60
+		stress_passive_up "$name" "$port"
 		wait $pid
 		stress_rc=$?
 	else
 		barrier "$name-up" 60
 		env "${env[@]}" timeout "$tmo" "$stress" -r "$RDS_ADDR" \
-			-s "$RDS_PEER" -p "$port" --connect-retries 30 \
+			-s "$RDS_PEER" -p "$port" \
 			--json "$js" "$@" > "$out" 2>&1
 		stress_rc=$?
 	fi

@@ -37,7 +37,7 @@ else
 	check "fuzz: host 1 counted bad frames (+$(delta bad_frames))" \
 		test "$(delta bad_frames)" -gt 0
 	check "fuzz: receive pages back to $pages0" \
-		wait_for 30 test "$(cat $P/ib_rx_pages)" = "$pages0"
+		wait_for 30 file_is $P/ib_rx_pages "$pages0"
 	check "fuzz: no RNR" test "$(delta rnr)" = 0
 fi
 peer_end

@@ -69,7 +69,7 @@ else
 	check "hostile: each reset logged as a bad frame from the peer" \
 		bash -c "dmesg | tail -n +$((mark + 1)) | grep -q 'bad frame from \(::ffff:\)\?$RDS_PEER'"
 	check "hostile: receive pages back to $pages0 (nothing leaked)" \
-		wait_for 30 test "$(cat $P/ib_rx_pages)" = "$pages0"
+		wait_for 30 file_is $P/ib_rx_pages "$pages0"
 	check "hostile: no RNR, no receive memory failure" \
 		test "$(delta rnr)" = 0 -a "$(delta rx_nomem)" = 0
 	dmesg | tail -n +$((mark + 1)) | grep 'bad frame\|rds:' | sort | uniq -c | sort -rn | head -30 | sed 's/^/# /'
