@@ -15,6 +15,12 @@
 #   tests/NAME.log  the test's output
 #   dmesg.txt     the kernel log, refreshed after every test
 #   ctl/          requests to the host (link cuts, ...): see lib.sh
+#
+# Each test is framed in the kernel log by "rdstest: begin IDX NAME" and
+# "rdstest: end IDX NAME" (written to /dev/kmsg).  The test's part of the
+# log (from its begin marker) is checked when it ends; the part between
+# two tests, before the first one and after the last one is checked too,
+# and a problem there is reported as the test "after-NAME" (or "boot").
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=dumb
 
@@ -45,6 +51,9 @@ TOP=/mnt/top
 HOST=$(param host)
 NHOSTS=$(param nhosts)
 TOPO=$(param topo)
+# run-tests --time-scale N: every timeout is N times longer (debug kernels).
+export RDS_TIME_SCALE=$(param timescale)
+[ -n "$RDS_TIME_SCALE" ] || RDS_TIME_SCALE=1
 
 export RDS_TOP=$TOP RDS_BUILD=$TOP/build
 # Modules built for this kernel by tools/testing/build-module.sh.
@@ -97,16 +106,65 @@ fi
 TAINT_OK=$(( (1 << 12) | (1 << 13) ))
 bad_taint() {
 	local t
-	t=$(cat /proc/sys/kernel/tainted)
+	read -r t < /proc/sys/kernel/tainted
 	echo $(( t & ~TAINT_OK ))
 }
 
 # Patterns in the kernel log that fail the test that produced them even
-# when they do not panic the guest (SLUB debug reports, for instance).
-LOG_BAD='BUG[: ]|Oops|general protection|Call Trace|WARNING:|Objects remaining|still has objects|list_add corruption|list_del corruption|Poison overwritten|Redzone'
+# when they do not panic the guest (tools/testing/vm/klog-bad.txt).
+LOG_BAD=$(grep -v '^#' "$TOP/tools/testing/vm/klog-bad.txt" | paste -sd '|')
+
+# klog_problem MARKER TAINT0: why the kernel log from the last line ending
+# in MARKER (a "rdstest: ..." line; the whole log when MARKER is empty),
+# or the taint bits set since TAINT0, fail a check; empty when all is
+# clean.  The offending lines go to stderr.  The ring is 8 MiB
+# (log_buf_len, see run-tests): a marker that is gone means it wrapped,
+# which fails the check rather than reading too little.
+klog_problem() {
+	local t why="" rc=0
+	dmesg > /tmp/klog.txt 2>&1
+	awk -v m="$1" -v re="$LOG_BAD" '
+		m != "" && length($0) >= length(m) &&
+		substr($0, length($0) - length(m) + 1) == m { from = NR; n = 0 }
+		(from || m == "") && $0 ~ re { bad[++n] = $0 }
+		END {
+			if (m != "" && !from)
+				exit 2
+			for (i = 1; i <= n && i <= 20; i++)
+				print "# kernel: " bad[i]
+			exit n > 0
+		}' /tmp/klog.txt >&2 || rc=$?
+	case $rc in
+	1) why="kernel log reports a problem" ;;
+	2) why="kernel log marker '$1' lost (ring wrapped?)" ;;
+	esac
+	t=$(bad_taint)
+	if [ $(( t & ~$2 )) != 0 ]; then
+		why="${why:+$why, }kernel tainted ($t)"
+	fi
+	echo "$why"
+}
+kmsg() { echo "rdstest: $*" > /dev/kmsg; }
+
+# The part of the log since the last test ended (or since boot) and the
+# taint bits set in it: a problem there is the failure of "after-NAME".
+last_end=""
+last_name=boot
+taint_seen=0
+check_between() {
+	local why
+	why=$(klog_problem "$last_end" "$taint_seen" 2>> "$OUT/tests/$last_name.log")
+	taint_seen=$(bad_taint)
+	[ -n "$why" ] || return 0
+	if [ "$last_name" = boot ]; then
+		echo "not ok $1 boot # $why (see tests/boot.log)" >> "$OUT/tap"
+	else
+		echo "not ok $1 after-$last_name # between $last_name and the next test: $why (see tests/$last_name.log)" >> "$OUT/tap"
+	fi
+}
 
 run_one() {
-	local idx=$1 name=$2 tmo=$3 flags=$4 exe rc why="" lines_before t
+	local idx=$1 name=$2 tmo=$3 flags=$4 exe rc why="" t0 problem
 	if [ -x "$TOP/tools/testing/selftests/$name.sh" ]; then
 		exe=$TOP/tools/testing/selftests/$name.sh
 	elif [ -x "$TOP/tools/testing/vm/negative/$name.sh" ]; then
@@ -115,11 +173,13 @@ run_one() {
 		exe=$TOP/build/selftests/$name
 	fi
 	export RDS_TEST=$name
-	lines_before=$(dmesg | wc -l)
+	check_between "$idx"
+	t0=$taint_seen
+	kmsg "begin $idx $name"
 	say "start $idx $name $tmo"
 	if [ "$NHOSTS" -ge 2 ]; then
-		"$TOP/tools/testing/selftests/barrier" "pre-$idx-$name" 120 \
-			>> "$OUT/tests/$name.log" 2>&1
+		"$TOP/tools/testing/selftests/barrier" "pre-$idx-$name" \
+			$((120 * RDS_TIME_SCALE)) >> "$OUT/tests/$name.log" 2>&1
 	fi
 	echo "# $name (host $HOST)" >> "$OUT/tests/$name.log"
 	if [ ! -x "$exe" ]; then
@@ -134,16 +194,16 @@ run_one() {
 		rc=$?
 		[ $rc = 124 ] && why="timed out after ${tmo}s"
 	fi
-	t=$(bad_taint)
-	if [ "$t" != 0 ]; then
-		why="${why:+$why, }kernel tainted ($t)"
-		rc=99
-	fi
-	if dmesg | tail -n +"$((lines_before + 1))" | grep -Eq "$LOG_BAD"; then
-		why="${why:+$why, }kernel log reports a problem"
+	problem=$(klog_problem "begin $idx $name" "$t0" 2>> "$OUT/tests/$name.log")
+	if [ -n "$problem" ]; then
+		why="${why:+$why, }$problem"
 		[ $rc = 4 ] || [ $rc = 0 ] && rc=98
 	fi
-	dmesg > "$OUT/dmesg.txt" 2>&1
+	taint_seen=$(bad_taint)
+	kmsg "end $idx $name"
+	last_end="end $idx $name"
+	last_name=$name
+	cp /tmp/klog.txt "$OUT/dmesg.txt"
 	case $rc in
 	0) echo "ok $idx $name" >> "$OUT/tap" ;;
 	4) echo "ok $idx $name # SKIP" >> "$OUT/tap" ;;
@@ -154,8 +214,8 @@ run_one() {
 	esac
 	say "end $idx $name $rc"
 	if [ "$NHOSTS" -ge 2 ]; then
-		"$TOP/tools/testing/selftests/barrier" "post-$idx-$name" 120 \
-			>> "$OUT/tests/$name.log" 2>&1
+		"$TOP/tools/testing/selftests/barrier" "post-$idx-$name" \
+			$((120 * RDS_TIME_SCALE)) >> "$OUT/tests/$name.log" 2>&1
 	fi
 }
 
@@ -172,5 +232,9 @@ while read -r name tmo flags; do
 	run_one "$idx" "$name" "${tmo:-60}" "$flags"
 done < "$OUT/plan"
 
+# What the kernel logged after the last test (its end barrier, anything
+# asynchronous) fails the run as "after-LAST"; only then is the run done.
+check_between "$((idx + 1))"
+dmesg > "$OUT/dmesg.txt" 2>&1
 say "done"
 finish
