@@ -73,6 +73,14 @@ enum {
 	RDS_MSG_CONG_FILL,	/* a map: copied in on its first xmit */
 };
 
+/* What a message costs its sender's send buffer and its receiver's
+ * receive buffer at the least, whatever its payload: about what its
+ * descriptor takes (struct rds_message is some 430 bytes on x86-64, a
+ * 512-byte slab object).  Without it, empty and RDMA-only messages would
+ * cost nothing and a sender could queue them without bound.
+ */
+#define RDS_MSG_MIN_CHARGE	512U
+
 /* A message being sent.  Reference counted: the sender (sendmsg), the
  * socket's send queue (RDS_MSG_ON_SOCK), the connection's queues
  * (RDS_MSG_ON_CONN) and a transport in the middle of xmit each hold one.
@@ -98,6 +106,10 @@ struct rds_message {
 	struct list_head	m_regs;
 
 	unsigned int		m_len;		/* payload bytes */
+	/* counted in its socket's rs_snd_bytes: at least RDS_MSG_MIN_CHARGE
+	 * and its payload, plus the pages its op keeps pinned
+	 */
+	unsigned int		m_charge;
 	unsigned int		m_nents;	/* used entries of m_sg */
 	struct scatterlist	m_sg[];		/* payload pages */
 };

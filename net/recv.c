@@ -36,6 +36,15 @@ void rds_inc_put(struct rds_incoming *inc)
 	}
 }
 
+/* What inc costs rs's receive buffer while queued: its payload, and
+ * RDS_MSG_MIN_CHARGE at least, so that a sender of empty messages
+ * congests a socket that does not read as one of data messages does.
+ */
+static int rds_recv_charge(const struct rds_incoming *inc)
+{
+	return max_t(u32, be32_to_cpu(inc->i_hdr.h_len), RDS_MSG_MIN_CHARGE);
+}
+
 /* Account delta bytes on rs's receive queue and update the congestion
  * bit of its port: congested above rcvbuf, free again below rcvbuf/2.
  */
@@ -148,7 +157,7 @@ void rds_recv_incoming(struct rds_connection *conn,
 		rds_stats_inc(s_recv_drop_dead_sock);
 		goto out;
 	}
-	rds_recv_rcvbuf_delta(rs, rds_recv_map(inc), be32_to_cpu(hdr->h_len));
+	rds_recv_rcvbuf_delta(rs, rds_recv_map(inc), rds_recv_charge(inc));
 	if (sock_flag(sk, SOCK_RCVTSTAMP))
 		inc->i_rx_tstamp = ktime_get_real_ns();
 	rds_inc_get(inc);
@@ -190,7 +199,7 @@ static bool rds_still_queued(struct rds_sock *rs, struct rds_incoming *inc,
 	queued = !list_empty(&inc->i_item);
 	if (queued && drop) {
 		rds_recv_rcvbuf_delta(rs, rds_recv_map(inc),
-				      -(int)be32_to_cpu(inc->i_hdr.h_len));
+				      -rds_recv_charge(inc));
 		list_del_init(&inc->i_item);
 	}
 	spin_unlock_bh(&rs->rs_recv_lock);
@@ -209,7 +218,7 @@ void rds_recv_purge(struct rds_sock *rs)
 	spin_lock_bh(&rs->rs_recv_lock);
 	list_for_each_entry(inc, &rs->rs_recv_queue, i_item)
 		rds_recv_rcvbuf_delta(rs, rds_recv_map(inc),
-				      -(int)be32_to_cpu(inc->i_hdr.h_len));
+				      -rds_recv_charge(inc));
 	list_splice_init(&rs->rs_recv_queue, &list);
 	spin_unlock_bh(&rs->rs_recv_lock);
 

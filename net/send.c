@@ -31,7 +31,7 @@ static void rds_send_remove_from_sock(struct rds_message *rm)
 	spin_lock(&rs->rs_lock);
 	if (test_and_clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags)) {
 		list_del_init(&rm->m_sock_item);
-		rs->rs_snd_bytes -= rm->m_len;
+		rs->rs_snd_bytes -= rm->m_charge;
 		was_on = true;
 	}
 	spin_unlock(&rs->rs_lock);
@@ -153,7 +153,7 @@ void rds_send_drop_to(struct rds_sock *rs, const struct sockaddr_in6 *dest)
 			continue;
 		list_move(&rm->m_sock_item, &list);
 		clear_bit(RDS_MSG_ON_SOCK, &rm->m_flags);
-		rs->rs_snd_bytes -= rm->m_len;
+		rs->rs_snd_bytes -= rm->m_charge;
 	}
 	spin_unlock_bh(&rs->rs_lock);
 
@@ -328,8 +328,19 @@ static void rds_send_queue_on_conn(struct rds_connection *conn,
 	spin_unlock_bh(&conn->c_lock);
 }
 
+/* What rm costs its socket's send buffer until it is acknowledged (or
+ * cancelled): its payload, RDS_MSG_MIN_CHARGE at least, so that empty and
+ * RDMA-only messages count too, and the pages its op keeps pinned.
+ */
+static unsigned int rds_send_charge(const struct rds_message *rm)
+{
+	return max_t(unsigned int, rm->m_len, RDS_MSG_MIN_CHARGE) +
+	       rm->m_op.o_npages * PAGE_SIZE;
+}
+
 /* Account rm against rs's send buffer and queue it.  Fails (false) while
- * the unacknowledged bytes have reached the send buffer.
+ * the unacknowledged bytes (rds_send_charge()) have reached the send
+ * buffer; one message always fits in an empty one.
  */
 static bool rds_send_queue_rm(struct rds_sock *rs, struct rds_connection *conn,
 			      struct rds_message *rm, __be16 sport,
@@ -345,7 +356,7 @@ static bool rds_send_queue_rm(struct rds_sock *rs, struct rds_connection *conn,
 		spin_unlock_bh(&rs->rs_lock);
 		return false;
 	}
-	rs->rs_snd_bytes += rm->m_len;
+	rs->rs_snd_bytes += rm->m_charge;
 	ack_required = rs->rs_snd_bytes >= (unsigned int)rds_sk_sndbuf(rs) / 2;
 	sock_hold(rds_rs_to_sk(rs));
 	rm->m_rs = rs;
@@ -572,7 +583,8 @@ int rds_send_msg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	if (ret)
 		return ret;
 
-	rm = rds_message_alloc(payload_len, GFP_KERNEL);
+	/* Charged to the sender's memory cgroup, as socket buffers are. */
+	rm = rds_message_alloc(payload_len, GFP_KERNEL_ACCOUNT);
 	if (!rm)
 		return -ENOMEM;
 	ret = rds_message_copy_from_user(rm, &msg->msg_iter);
@@ -581,6 +593,7 @@ int rds_send_msg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	ret = rds_rdma_cmsgs(rs, rm, msg, nonblock, timeo);
 	if (ret)
 		goto out;
+	rm->m_charge = rds_send_charge(rm);
 	rm->m_daddr = daddr;
 
 	spin_lock_bh(&rds_sock_lock);
