@@ -52,7 +52,11 @@ if [ $status = 0 ]; then
 fi
 # sparse (C=1/C=2) reports errors as "error:" lines and make still exits 0.
 if [ $status != 0 ] || grep -Eq 'warning:|error:' "$log"; then
-	grep -E 'warning:|error:' "$log" | head -40 >&2
+	if grep -Eq 'warning:|error:' "$log"; then
+		grep -E 'warning:|error:' "$log" | head -40 >&2
+	else
+		tail -n 20 "$log" >&2
+	fi
 	[ $status != 0 ] ||
 		echo "build-module: warnings or errors building against $kver" >&2
 	exit 1
