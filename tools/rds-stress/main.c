@@ -25,7 +25,6 @@
 
 #include "rds_stress.h"
 
-#define DRAIN_TIMEOUT_S		30
 #define RESULT_TIMEOUT_MS	20000
 
 static volatile sig_atomic_t got_signal;
@@ -190,12 +189,13 @@ static void report_missing(struct run *r)
 				continue;
 			flow_text(r, fl, sizeof(fl), 1, i, j);
 			run_fail(r, "%us after STOP, flow %s still has %u requests unacked (seq %llu..%llu)",
-				 DRAIN_TIMEOUT_S, fl, f->outstanding,
+				 r->o.drain_s, fl, f->outstanding,
 				 (unsigned long long)f->next_ack_seq,
 				 (unsigned long long)f->next_tx_seq - 1);
 			return;
 		}
-	run_fail(r, "%us after STOP, the peer has not drained", DRAIN_TIMEOUT_S);
+	run_fail(r, "%us after STOP, the peer has not drained",
+		 r->o.drain_s);
 }
 
 static int ctl_say(struct run *r, int fd, int type, const char *text)
@@ -296,7 +296,7 @@ static int run_loop(struct run *r, int cfd)
 		if (sent_drained && peer_drained)
 			break;
 		if (r->stopping &&
-		    now - stop_ns > DRAIN_TIMEOUT_S * 1000000000ULL) {
+		    now - stop_ns > r->o.drain_s * 1000000000ULL) {
 			report_missing(r);
 			break;
 		}

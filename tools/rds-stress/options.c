@@ -18,7 +18,7 @@ enum {
 	OPT_SHOW_PARAMS, OPT_SHOW_PERFDATA, OPT_SHOW_HISTOGRAM, OPT_JSON,
 	OPT_CONNECT_RETRIES, OPT_CONG_MONITOR, OPT_NO_VERIFY, OPT_TRANSPORT,
 	OPT_SNDBUF, OPT_RCVBUF, OPT_SIZES, OPT_SIZE_MIX, OPT_SHOW_SIZES,
-	OPT_SOCKETS, OPT_SLOW_READER,
+	OPT_SOCKETS, OPT_SLOW_READER, OPT_DRAIN_TIMEOUT,
 };
 
 static const struct option longopts[] = {
@@ -55,6 +55,7 @@ static const struct option longopts[] = {
 	{ "show-sizes",		required_argument, NULL, OPT_SHOW_SIZES },
 	{ "sockets",		required_argument, NULL, OPT_SOCKETS },
 	{ "slow-reader",	required_argument, NULL, OPT_SLOW_READER },
+	{ "drain-timeout",	required_argument, NULL, OPT_DRAIN_TIMEOUT },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -103,6 +104,8 @@ static void usage(FILE *f)
 "      --sockets N          RDS sockets per task, flows spread over them (1)\n"
 "      --slow-reader MS     the passive side reads nothing for MS ms of every\n"
 "                           second: receive queues fill up and drain (0)\n"
+"      --drain-timeout S    after the run, how long the last requests may\n"
+"                           take to be acked, both sides (30)\n"
 "\n"
 "Exit status: 0 success, 1 runtime or verification failure, 2 usage.\n",
 		HDR_BYTES);
@@ -250,6 +253,7 @@ int options_parse(struct options *o, int argc, char **argv)
 	o->verify = 1;
 	o->transport = -1;
 	o->sockets = 1;
+	o->drain_s = 30;
 
 	while ((c = getopt_long(argc, argv, "r:s:p:q:a:d:t:T:oQ:D:I:M:vzh",
 				longopts, NULL)) != -1) {
@@ -409,6 +413,10 @@ int options_parse(struct options *o, int argc, char **argv)
 				BAD("--slow-reader %s: milliseconds of each second, 0-999",
 				    optarg);
 			break;
+		case OPT_DRAIN_TIMEOUT:
+			if (parse_u32(optarg, &o->drain_s, 86400) || !o->drain_s)
+				BAD("--drain-timeout %s: seconds, 1-86400", optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -482,6 +490,7 @@ void options_show(const struct options *o, FILE *f)
 	fprintf(f, "  %-16s %u (kernel: %d)\n", "rcvbuf", o->rcvbuf,
 		o->eff_rcvbuf);
 	fprintf(f, "  %-16s %u\n", "slow reader ms", o->slow_ms);
+	fprintf(f, "  %-16s %u\n", "drain timeout s", o->drain_s);
 	fprintf(f, "  %-16s %u\n", "rdma bytes", o->rdma_bytes);
 	fprintf(f, "  %-16s %u\n", "rdma buffers", o->rdma_buffers);
 	fprintf(f, "  %-16s %u\n", "rdma mode", o->rdma_mode);
@@ -515,8 +524,9 @@ int options_to_text(const struct options *o, const struct in_addr *addr,
 	if (n < 0 || (size_t)n >= len)
 		return -1;
 	m = snprintf(buf + n, len - n,
-		     "sockets=%u\nslow=%u\nmix=%d\nseed=%llu\n", o->sockets,
-		     o->slow_ms, o->size_mix, (unsigned long long)o->mix_seed);
+		     "sockets=%u\nslow=%u\nmix=%d\nseed=%llu\ndrain=%u\n",
+		     o->sockets, o->slow_ms, o->size_mix,
+		     (unsigned long long)o->mix_seed, o->drain_s);
 	if (m < 0 || (size_t)(n += m) >= len)
 		return -1;
 	for (i = 0; i < o->nsizes; i++) {
@@ -604,6 +614,8 @@ int options_from_text(struct options *o, struct in_addr *addr,
 			o->size_mix = v;
 		else if (!strcmp(key, "seed"))
 			o->mix_seed = v;
+		else if (!strcmp(key, "drain"))
+			o->drain_s = v;
 		else
 			return -1;
 	}
@@ -612,7 +624,7 @@ int options_from_text(struct options *o, struct in_addr *addr,
 	    o->req_bytes > MAX_MSG_BYTES || o->ack_bytes < HDR_BYTES ||
 	    o->ack_bytes > MAX_MSG_BYTES || !o->sockets ||
 	    o->sockets > MAX_SOCKETS || o->tasks * o->sockets > MAX_PORTS ||
-	    o->slow_ms > 999)
+	    o->slow_ms > 999 || !o->drain_s || o->drain_s > 86400)
 		return -1;
 	sizes_setup(o);
 	return 0;

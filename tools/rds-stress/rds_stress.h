@@ -63,6 +63,7 @@ struct options {
 	uint32_t mix[MAX_SIZES];
 	uint32_t nmix;
 	uint32_t show_sizes;	/* print this many sizes of flow 0->0, exit */
+	uint32_t drain_s;	/* after STOP, how long every REQ may take */
 
 	uint32_t rdma_bytes;
 	uint32_t rdma_buffers;

@@ -70,6 +70,7 @@ static void options_text(void)
 	a.rcvbuf = 65536;
 	a.sockets = 16;
 	a.slow_ms = 300;
+	a.drain_s = 120;
 	a.nsizes = 3;
 	a.sizes[0] = 0;
 	a.sizes[1] = 4097;
