@@ -70,16 +70,19 @@ static int rds_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)uaddr;
 	struct sockaddr_in *sin = (struct sockaddr_in *)uaddr;
 	const struct in6_addr *addr;
+	u32 scope_id;
 	__be16 port;
 	int ret;
 
 	lock_sock(sock->sk);
+	scope_id = rs->rs_bound_scope_id;
 	if (peer) {
 		ret = -ENOTCONN;
 		if (ipv6_addr_any(&rs->rs_conn_addr))
 			goto out;
 		addr = &rs->rs_conn_addr;
 		port = rs->rs_conn_port;
+		scope_id = rs->rs_conn_scope_id ?: scope_id;
 	} else if (ipv6_addr_any(&rs->rs_bound_addr)) {
 		/* Unbound: an empty address of the connected family, or
 		 * AF_UNSPEC with an IPv4 length if not connected either.
@@ -114,7 +117,7 @@ static int rds_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 		sin6->sin6_family = AF_INET6;
 		sin6->sin6_port = port;
 		sin6->sin6_addr = *addr;
-		sin6->sin6_scope_id = rs->rs_bound_scope_id;
+		sin6->sin6_scope_id = scope_id;
 		ret = sizeof(*sin6);
 	}
 out:
@@ -467,7 +470,12 @@ static int rds_connect(struct socket *sock, struct sockaddr *uaddr,
 				ret = -EINVAL;
 				break;
 			}
-			rs->rs_bound_scope_id = sin6->sin6_scope_id;
+			/* Kept apart from rs_bound_scope_id: that one is
+			 * part of the socket's key in the bind table.
+			 */
+			rs->rs_conn_scope_id = sin6->sin6_scope_id;
+		} else {
+			rs->rs_conn_scope_id = 0;
 		}
 		rs->rs_conn_addr = sin6->sin6_addr;
 		rs->rs_conn_port = sin6->sin6_port;

@@ -187,7 +187,7 @@ int rds_bind_addr(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	}
 	/* A link-local peer set by connect() fixes the scope. */
 	if (!ipv6_addr_any(&rs->rs_conn_addr) && scope_id &&
-	    rs->rs_bound_scope_id && scope_id != rs->rs_bound_scope_id) {
+	    rs->rs_conn_scope_id && scope_id != rs->rs_conn_scope_id) {
 		ret = -EINVAL;
 		goto out;
 	}

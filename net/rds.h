@@ -230,7 +230,8 @@ struct rds_sock {
 	/* Written under lock_sock() (bind, connect, options); read racily. */
 	struct in6_addr		rs_bound_addr;
 	__be16			rs_bound_port;
-	u32			rs_bound_scope_id;
+	u32			rs_bound_scope_id;	/* fixed while bound */
+	u32			rs_conn_scope_id;	/* of a link-local peer */
 	struct in6_addr		rs_conn_addr;
 	__be16			rs_conn_port;
 	struct rds_transport	*rs_transport;

@@ -129,8 +129,16 @@ void rds_recv_incoming(struct rds_connection *conn,
 	if (hdr->h_flags & RDS_FLAG_ACK_REQUIRED)
 		rds_stats_inc(s_recv_ack_required);
 
-	/* A ping: answered by the kernel from port 0, never delivered. */
+	/* A ping: answered by the kernel from port 0, never delivered.  One
+	 * from port 0 is not: its answer would go to port 0, a ping itself,
+	 * and two hosts would answer each other for ever.  It is dropped as
+	 * any message to port 0 is, which nobody can bind.
+	 */
 	if (READ_ONCE(rds_sysctl_ping_enable) && !hdr->h_dport) {
+		if (!hdr->h_sport) {
+			rds_stats_inc(s_recv_drop_no_sock);
+			return;
+		}
 		rds_stats_inc(s_recv_ping);
 		rds_send_pong(conn, hdr->h_sport);
 		return;

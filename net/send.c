@@ -543,7 +543,8 @@ int rds_send_msg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	if (!msg->msg_namelen) {
 		daddr = rs->rs_conn_addr;
 		dport = rs->rs_conn_port;
-		scope_id = rs->rs_bound_scope_id;
+		/* a link-local peer set by connect() has its own scope */
+		scope_id = rs->rs_conn_scope_id ?: rs->rs_bound_scope_id;
 	}
 	if (ipv6_addr_any(&rs->rs_bound_addr) || ipv6_addr_any(&daddr)) {
 		release_sock(sk);

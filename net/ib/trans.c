@@ -49,18 +49,21 @@ static const char *const rds_ib_counter_keys[RDS_IB_C_MAX] = {
 
 /* net.rds.ib.heartbeat_ms: how often a quiet connection asks the peer for
  * a sign of life; 5 intervals without any frame from it and the
- * connection is declared lost (0: no heartbeat).
+ * connection is declared lost (0: no heartbeat).  At most an hour, so
+ * that 5 intervals fit in 32 bits of milliseconds.
  */
 unsigned int rds_ib_heartbeat_ms = 2000;
+static unsigned int rds_ib_heartbeat_ms_max = 3600 * MSEC_PER_SEC;
 
 static struct ctl_table rds_ib_sysctl_table[] = {
 	{
 		.procname	= "heartbeat_ms",
 		.data		= &rds_ib_heartbeat_ms,
-		.maxlen		= sizeof(int),
+		.maxlen		= sizeof(unsigned int),
 		.mode		= 0644,
-		.proc_handler	= proc_dointvec_minmax,
+		.proc_handler	= proc_douintvec_minmax,
 		.extra1		= SYSCTL_ZERO,
+		.extra2		= &rds_ib_heartbeat_ms_max,
 	},
 	RDS_SYSCTL_TABLE_END
 };
