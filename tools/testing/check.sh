@@ -13,7 +13,9 @@
 #      series, rds-stress over the kernel's own RDS, and rds-stress -D
 #      (RDMA) over ours
 #   6. negative controls: the harness must fail a failing test, a guest that
-#      WARNs and a guest that hangs, and name the test each time
+#      WARNs, a guest that hangs, a splat after a test ended, a WARN after
+#      the last result, and the main job without IB, and name the test each
+#      time; and count a skip inside a test as a skip, with its reason
 #
 # Options: --kver K       the series whose VMs run the negative controls
 #          --vm-kvers "A B" the series to run the VM selftests on
@@ -34,16 +36,21 @@ while [ $# -gt 0 ]; do
 done
 
 n=0 pass=0 fail=0 skip=0
+skips=()
 t_start=$(date +%s)
 logs=$top/build/check
 rm -rf "$logs"
 mkdir -p "$logs"
 
-result() {	# result ok|fail|skip NAME [LOG]
+result() {	# result ok|fail|skip NAME [LOG | WHY (skip)]
 	n=$((n + 1))
 	case $1 in
 	ok) pass=$((pass + 1)); echo "ok $n $2" ;;
-	skip) skip=$((skip + 1)); echo "ok $n $2 # SKIP" ;;
+	skip)
+		skip=$((skip + 1))
+		echo "ok $n $2 # SKIP ${3:-}"
+		skips+=("$2: ${3:-no reason given}")
+		;;
 	*)
 		fail=$((fail + 1))
 		echo "not ok $n $2"
@@ -68,6 +75,10 @@ step() {	# step NAME CMD...: run CMD, its output to a log
 }
 
 finish() {
+	local s
+	for s in "${skips[@]}"; do
+		echo "# skipped: $s"
+	done
 	echo "# total time $(( $(date +%s) - t_start )) s"
 	echo "1..$n"
 	echo "$pass passed, $fail failed, $skip skipped"
@@ -107,57 +118,97 @@ step "rds-stress build and host checks (UDP shim)" make -C tools/rds-stress chec
 # 5. VM selftests, renumbered into this stream: both topologies on every
 # kernel series, rds-stress over the kernel's own RDS and rds-stress -D
 # (RDMA, the MR pool seed scenario, a link cut) over ours on the default.
-vm_suite() {	# vm_suite LABEL RUN-TESTS-ARGS...
-	local label=$1 summary res line
-	shift
+# plan_tests FILE...: how many tests the plans list (run-tests' reading:
+# one a line, "#" starts a comment).
+plan_tests() {
+	sed 's/#.*//' "$@" | grep -c '[^[:space:]]'
+}
+
+vm_suite() {	# vm_suite LABEL "PLAN FILES" RUN-TESTS-ARGS...
+	local label=$1 plans=$2 summary res line rc want got fails_before=$fail
+	shift 2
 	summary=$logs/vm-$(echo "$label" | tr ' /' '__').json
 	rm -f "$summary"
 	tools/testing/vm/run-tests --no-build --summary "$summary" "$@" \
 		2>&1 | while IFS= read -r line; do
 		case "$line" in
-		"ok "*|"not ok "*|[0-9]*" passed, "*|"1.."*) ;;
+		"ok "*|"not ok "*|[0-9]*" passed, "*|"1.."*|"# skipped: "*) ;;
 		*) echo "$line" ;;
 		esac
 	done
+	rc=${PIPESTATUS[0]}
 	# Results are taken from the harness's own report, not from the
 	# console stream: a missing summary is a failure.
 	if [ ! -s "$summary" ]; then
-		result fail "$label: the harness produced no summary"
+		result fail "$label: the harness produced no summary (exit $rc)"
 		return
 	fi
 	res=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["results"])' "$summary")
 	while IFS= read -r line; do
 		case "$line" in
-		"ok "*"# SKIP"*) result skip "$label: $(echo "$line" | cut -d' ' -f3-)" ;;
+		"ok "*"# SKIP"*)
+			line=$(echo "$line" | cut -d' ' -f3-)
+			result skip "$label: ${line%% # SKIP*}" \
+				"$(echo "${line#* # SKIP}" | sed 's/^ *//')"
+			;;
 		"ok "*) result ok "$label: $(echo "$line" | cut -d' ' -f3-)" ;;
 		"not ok "*) result fail "$label: $(echo "$line" | cut -d' ' -f4-)" ;;
 		"#"*) echo "$line" ;;
 		esac
 	done < "$res/report.tap"
+	# Every test of the plans has its result: a plan renamed, emptied or
+	# cut short fails here, not in silence.
+	want=$(plan_tests $plans)
+	got=$(python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); print(s["planned"], s["reported"])' "$summary")
+	if [ "$got" != "$want $want" ]; then
+		result fail "$label: planned and reported '$got', the plans ($plans) have $want tests"
+	fi
+	if [ "$rc" != 0 ] && [ $fail = "$fails_before" ]; then
+		result fail "$label: run-tests exited $rc"
+	fi
 }
 
+st=tools/testing/selftests
 for k in $vm_kvers; do
-	vm_suite "vm $k" --kver "$k"
-	vm_suite "vm $k wire-peer" --kver "$k" --topology two \
-		--plan tools/testing/vm/wire-peer.tests
+	vm_suite "vm $k" "$st/one-host.tests $st/two-host.tests" --kver "$k"
+	vm_suite "vm $k wire-peer" tools/testing/vm/wire-peer.tests --kver "$k" \
+		--topology two --plan tools/testing/vm/wire-peer.tests
 done
-vm_suite "vm $kver rds-stress/mainline" --kver "$kver" --topology two \
-	--plan tools/testing/vm/rds-stress.tests
-vm_suite "vm $kver rds-stress/rdma-ours" --kver "$kver" --topology two \
-	--plan tools/testing/vm/rdma-stress.tests
+vm_suite "vm $kver rds-stress/mainline" tools/testing/vm/rds-stress.tests \
+	--kver "$kver" --topology two --plan tools/testing/vm/rds-stress.tests
+vm_suite "vm $kver rds-stress/rdma-ours" tools/testing/vm/rdma-stress.tests \
+	--kver "$kver" --topology two --plan tools/testing/vm/rdma-stress.tests
 
-# 6. Negative controls.
-for neg in fail warn hang; do
-	log=$logs/negative-$neg.log
-	tools/testing/vm/run-tests --kver "$kver" --no-build --negative "$neg" \
+# 6. Negative controls: each run must end as its line says (exit status,
+# the final counts, a line of its report).
+negative() {	# negative NAME RC COUNTS REPORT-ERE WHAT
+	local log=$logs/negative-$1.log rc
+	tools/testing/vm/run-tests --kver "$kver" --no-build --negative "$1" \
 		> "$log" 2>&1
 	rc=$?
-	if [ $rc = 1 ] && grep -q "^not ok .*neg_$neg" "$log" &&
-	   grep -q '^0 passed, 1 failed' "$log"; then
-		result ok "negative control: harness fails and names neg_$neg"
+	if [ $rc = "$2" ] && grep -q "^$3\$" "$log" && grep -Eq "$4" "$log"; then
+		result ok "negative control: $5"
 	else
-		result fail "negative control: harness fails and names neg_$neg (exit $rc)" "$log"
+		result fail "negative control: $5 (exit $rc)" "$log"
 	fi
-done
+}
+negative fail 1 "0 passed, 1 failed, 0 skipped" '^not ok .*neg_fail' \
+	"harness fails and names neg_fail"
+negative warn 1 "0 passed, 1 failed, 0 skipped" '^not ok .*neg_warn' \
+	"harness fails and names neg_warn"
+negative hang 1 "0 passed, 1 failed, 0 skipped" '^not ok .*neg_hang' \
+	"harness fails and names neg_hang"
+negative late 1 "1 passed, 1 failed, 0 skipped" \
+	'^not ok .*/after-neg_late$' \
+	"a WARN after the last result fails the run as after-neg_late"
+negative between 1 "[0-2] passed, [12] failed, 0 skipped" \
+	'^not ok .*/((after-)?neg_between|neg_idle)$' \
+	"a hung-task report (no panic) after neg_between's end fails the run"
+negative skip 0 "1 passed, 0 failed, 1 skipped" \
+	'^# skipped: one/neg_skip: global.skips: no such device' \
+	"a skip inside a test is counted and listed with its reason"
+negative noib 1 "0 passed, 1 failed, 0 skipped" \
+	'not ok .*our module takes 10.0.0.1 over IB' \
+	"the main job fails when our module does not take the address"
 
 finish

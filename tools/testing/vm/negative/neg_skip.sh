@@ -1,0 +1,17 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Negative control: the output of a kselftest_harness test with one of its
+# two tests skipped, exit 0: one subtest skip, counted and listed with its
+# reason.
+echo "TAP version 13"
+echo "1..2"
+echo "# Starting 2 tests from 1 test cases."
+echo "#  RUN           global.runs ..."
+echo "#            OK  global.runs"
+echo "ok 1 global.runs"
+echo "#  RUN           global.skips ..."
+echo "#      SKIP      no such device (negative control)"
+echo "#            OK  global.skips"
+echo "ok 2 global.skips # SKIP no such device (negative control)"
+echo "# PASSED: 2 / 2 tests passed."
+exit 0
