@@ -41,6 +41,10 @@
  *            region breaks the connection, the module connects to us
  *            again and only its next message arrives.  A witness
  *            connection (TOS -w) answers a ping after every case
+ *   ping0    a ping from port 0 (to port 0) is not answered: its pong
+ *            would be a ping to port 0 in turn, and two hosts would
+ *            answer each other for ever; a ping from another port right
+ *            after it is, and its pong comes after any answer to the first
  *
  * Output: "# ..." lines, "ok N NAME" / "not ok N NAME" per check and a
  * last line "result: pass|fail key=value ..."; exit 0 only on pass.
@@ -607,6 +611,44 @@ static int t_cong(void)
 		goto out;
 lost:
 	check(false, "host 1 kept step (a barrier failed)");
+out:
+	peer_fini(&p);
+	return 0;
+}
+
+/* ---- ping0: a ping from port 0 ---------------------------------------- */
+
+static int t_ping0(void)
+{
+	bool pong = false, pong0 = false;
+	struct peer_msg m;
+	struct peer p;
+	u64 end;
+
+	if (up(&p, tos, credits)) {
+		check(false, "connected");
+		return 1;
+	}
+	if (peer_send_msg(&p, 0, 0, 0, "ping0", 5, 10000) ||
+	    peer_send_msg(&p, 40000, 0, 0, "ping", 4, 10000)) {
+		check(false, "both pings sent");
+		goto out;
+	}
+	/* The module answers in order: the pong to port 40000 comes after
+	 * any answer to the first ping.
+	 */
+	end = peer_now_ms() + 20000;
+	while (!pong && peer_now_ms() < end) {
+		if (peer_recv_msg(&p, &m, 1000))
+			continue;
+		if (!m.sport && !m.dport && !(m.flags & RDS_FLAG_CONG_BITMAP))
+			pong0 = true;
+		if (!m.sport && m.dport == 40000)
+			pong = true;
+		peer_msg_free(&m);
+	}
+	check(pong, "a ping from port 40000 is answered");
+	check(!pong0, "a ping from port 0 is not answered");
 out:
 	peer_fini(&p);
 	return 0;
@@ -1585,6 +1627,8 @@ int main(int argc, char **argv)
 		r = t_fuzz();
 	else if (!strcmp(test, "rdma"))
 		r = t_rdma();
+	else if (!strcmp(test, "ping0"))
+		r = t_ping0();
 	else
 		goto usage;
 	if (r == 2)
@@ -1593,7 +1637,7 @@ int main(int argc, char **argv)
 	       !r && !nfail ? "pass" : "fail", nchecks, nfail);
 	return !r && !nfail ? 0 : 1;
 usage:
-	fprintf(stderr, "usage: %s -s SRC -d DST -t rx|tx|retrans|active|cong|hostile|fuzz|rdma "
+	fprintf(stderr, "usage: %s -s SRC -d DST -t rx|tx|retrans|active|cong|hostile|fuzz|rdma|ping0 "
 		"[-q TOS] [-w WTOS] [-c CREDITS] [-n N] [-k K] [-z SIZES] "
 		"[-S SEED] [-T SECS] [-P PORT] [-W]\n", argv[0]);
 	return 2;
