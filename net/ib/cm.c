@@ -176,21 +176,31 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 	return true;
 }
 
-/* Asynchronous events of a queue pair (any context). */
+/* Asynchronous events of a queue pair.  Any context, hard interrupts
+ * included (hardware providers): no lock is taken here.  A failed queue
+ * pair stops the receive side at once and hands the rest to i_down_work
+ * (rds_ib_conn_error() takes i_lock, a BH lock).
+ */
 static void rds_ib_qp_event(struct ib_event *event, void *context)
 {
 	struct rds_ib_conn *ic = context;
+	struct ib_qp *qp = event->element.qp;
 
+	if (qp != READ_ONCE(ic->i_qp))
+		return;
 	switch (event->event) {
+	case IB_EVENT_QP_LAST_WQE_REACHED:
+		complete(&ic->i_last_wqe);
+		break;
 	case IB_EVENT_QP_FATAL:
 	case IB_EVENT_QP_REQ_ERR:
 	case IB_EVENT_QP_ACCESS_ERR:
-		if (event->element.qp != READ_ONCE(ic->i_qp))
-			return;
 		pr_warn_ratelimited("%pI6c: queue pair error: %s\n",
 				    &ic->i_conn->c_faddr,
 				    ib_event_msg(event->event));
-		rds_ib_conn_error(ic, "queue pair event");
+		WRITE_ONCE(ic->i_rx_stopped, true);
+		WRITE_ONCE(ic->i_err_qp, qp);
+		mod_delayed_work(rds_ib_wq, &ic->i_down_work, 0);
 		break;
 	default:
 		break;
@@ -243,6 +253,7 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 	if (ret)
 		goto err;
 
+	reinit_completion(&ic->i_last_wqe);
 	attr.qp_context = ic;
 	attr.event_handler = rds_ib_qp_event;
 	attr.send_cq = ic->i_send_cq;
@@ -980,6 +991,7 @@ int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 	INIT_LIST_HEAD(&ic->i_dead_ids);
 	spin_lock_init(&ic->i_lock);
 	spin_lock_init(&ic->i_rx_lock);
+	init_completion(&ic->i_last_wqe);
 	timer_setup(&ic->i_ack_timer, rds_ib_ack_timer, 0);
 	INIT_WORK(&ic->i_send_work, rds_ib_send_work);
 	INIT_DELAYED_WORK(&ic->i_connect_work, rds_ib_connect_work);
@@ -1012,6 +1024,11 @@ void rds_ib_conn_free(struct rds_connection *conn)
 	if (ic->i_cur)
 		rds_ib_attempt_end(ic, ic->i_cur);
 	mutex_unlock(&ic->i_cm_mutex);
+	/* The end drained the queue pair: an error it met meanwhile may
+	 * have queued i_down_work again (and i_send_work), nothing can
+	 * after it.
+	 */
+	cancel_delayed_work_sync(&ic->i_down_work);
 	cancel_work_sync(&ic->i_send_work);
 	flush_work(&ic->i_reap_work);
 	rds_ib_reap_work(&ic->i_reap_work);

@@ -42,6 +42,7 @@ void rds_ib_device_put(struct rds_ib_device *rdev)
 		return;
 	rdev->rd_rx_ops->teardown(rdev);
 	ib_free_cq(rdev->rd_recv_cq);
+	rdev->rd_rx_ops->release(rdev);
 	ib_dealloc_pd(rdev->rd_pd);
 	pr_info("%s: released\n", dev_name(&rdev->rd_dev->dev));
 	kfree(rdev);

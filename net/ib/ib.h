@@ -10,6 +10,7 @@
 #ifndef _RDS_IB_H
 #define _RDS_IB_H
 
+#include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
@@ -56,10 +57,18 @@ struct rds_ib_rx_ops {
 					struct ib_qp_init_attr *attr);
 	/* The QP exists: post the connection's own receives, if any. */
 	int		(*conn_start)(struct rds_ib_conn *ic);
-	/* Make every completion of the QP arrive (sends and receives). */
+	/* Make every completion of the QP arrive (sends and receives):
+	 * after it, no completion of the QP is queued or being handled,
+	 * so the QP may be destroyed.
+	 */
 	void		(*conn_drain)(struct rds_ib_conn *ic);
 	/* The QP is gone: give back what conn_prepare took. */
 	void		(*conn_stop)(struct rds_ib_conn *ic);
+	/* The device goes (every QP is gone): destroy the receive verbs
+	 * objects (teardown), then, once rd_recv_cq is freed and no
+	 * completion can run, free the receive memory (release).
+	 */
+	void		(*release)(struct rds_ib_device *rdev);
 };
 
 struct rds_ib_device {
@@ -79,6 +88,12 @@ struct rds_ib_device {
 	unsigned int		rd_frag_size;	/* bytes a receive buffer takes */
 	atomic_t		rd_rx_posted;	/* buffers on the SRQ */
 	bool			rd_rx_dying;	/* SRQ going away: no reposts */
+	/* A QP of its own on rd_recv_cq, never connected: a flushed
+	 * receive of it marks the point in the shared CQ after which no
+	 * completion of a drained QP can be (rds_ib_srq_conn_drain()).
+	 */
+	struct ib_qp		*rd_drain_qp;
+	struct mutex		rd_drain_mutex;	/* one marker at a time */
 	/* receive buffers not promised to any connection (credits plus
 	 * the control reserve of each connection come out of it)
 	 */
@@ -169,6 +184,9 @@ enum {
 	RDS_IB_C_RDMA_BYTES,
 	RDS_IB_C_RDMA_ERRORS,
 	RDS_IB_C_ATOMICS,
+	RDS_IB_C_RX_DRAINS,		/* shared CQ markers of torn down QPs */
+	RDS_IB_C_LAST_WQE_LATE,		/* Last WQE Reached not seen in time */
+	RDS_IB_C_RX_COPIES,		/* no page to refill: data copied */
 	RDS_IB_C_MAX,
 };
 
@@ -244,6 +262,8 @@ struct rds_ib_conn {
 	u64			i_rx_hdrs_dma;
 
 	bool			i_rx_stopped;	/* error: take no more frames */
+	/* SRQ: the QP's Last WQE Reached event (no receive of it follows) */
+	struct completion	i_last_wqe;
 
 	/* protects the reassembly state (receive completions, teardown) */
 	spinlock_t		i_rx_lock;

@@ -132,6 +132,24 @@ static void rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm)
  */
 #define RDS_IB_RX_KEEP_MIN	(RDS_IB_RX_BYTES / 8)
 
+/* Copy the payload of rm (rds_message_alloc(): m_len bytes in pages)
+ * from data.  A packed message may be longer than a page: it is bounded
+ * by the frame (a receive buffer, RDS_IB_RX_BYTES), not by a fragment.
+ */
+static void rds_ib_recv_copy(struct rds_message *rm, const u8 *data)
+{
+	unsigned int i;
+
+	for (i = 0; i < rm->m_nents; i++) {
+		struct scatterlist *sg = &rm->m_sg[i];
+		void *dst = kmap_local_page(sg_page(sg));
+
+		memcpy(dst + sg->offset, data, sg->length);
+		kunmap_local(dst);
+		data += sg->length;
+	}
+}
+
 /* A whole message (one frame) of len bytes at off in the frame's data:
  * on page, taken from the receive buffer, it keeps the data where it
  * landed (a page reference per message) if it is large enough; else, or
@@ -151,12 +169,8 @@ static struct rds_message *rds_ib_recv_whole(const struct rds_header *hdr,
 			put_page(page);
 	} else {
 		rm = rds_message_alloc(len, GFP_ATOMIC);
-		if (rm && len) {
-			void *dst = kmap_local_page(sg_page(&rm->m_sg[0]));
-
-			memcpy(dst, data + off, len);
-			kunmap_local(dst);
-		}
+		if (rm)
+			rds_ib_recv_copy(rm, data + off);
 	}
 	if (!rm) {
 		/* Lost for now: the reset makes the peer resend it. */

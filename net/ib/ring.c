@@ -167,10 +167,15 @@ static void rds_ib_ring_teardown(struct rds_ib_device *rdev)
 {
 }
 
+static void rds_ib_ring_release(struct rds_ib_device *rdev)
+{
+}
+
 const struct rds_ib_rx_ops rds_ib_ring_ops = {
 	.name		= "per-connection-ring",
 	.setup		= rds_ib_ring_setup,
 	.teardown	= rds_ib_ring_teardown,
+	.release	= rds_ib_ring_release,
 	.conn_prepare	= rds_ib_ring_conn_prepare,
 	.conn_start	= rds_ib_ring_conn_start,
 	.conn_drain	= rds_ib_ring_conn_drain,

@@ -110,16 +110,19 @@ struct page *rds_ib_rx_buf_take_page(struct rds_ib_rx_buf *buf)
 	page = rds_fault() ? NULL :
 	       rds_ib_rx_page_alloc(GFP_ATOMIC | __GFP_NOWARN);
 	if (!page)
-		return NULL;
+		goto copy;
 	dma = ib_dma_map_page(dev, page, 0, RDS_IB_RX_BYTES, DMA_FROM_DEVICE);
 	if (ib_dma_mapping_error(dev, dma)) {
 		put_page(page);
-		return NULL;
+		goto copy;
 	}
 	ib_dma_unmap_page(dev, buf->rb_dma, RDS_IB_RX_BYTES, DMA_FROM_DEVICE);
 	buf->rb_page = page;
 	buf->rb_dma = dma;
 	return old;
+copy:
+	rds_ib_count(RDS_IB_C_RX_COPIES);
+	return NULL;
 }
 
 /* Sync a buffer's header and page for the CPU (to_cpu) or back. */
@@ -205,6 +208,48 @@ static void rds_ib_srq_free_hdrs(struct rds_ib_device *rdev)
 }
 
 static void rds_ib_srq_teardown(struct rds_ib_device *rdev);
+static void rds_ib_srq_release(struct rds_ib_device *rdev);
+
+/* The drain QP: an RC QP that is never connected, with a receive queue
+ * of its own (one entry) and its receives completing on rd_recv_cq.
+ */
+static int rds_ib_srq_drain_qp_create(struct rds_ib_device *rdev)
+{
+	struct ib_qp_init_attr attr = {
+		.send_cq	= rdev->rd_recv_cq,
+		.recv_cq	= rdev->rd_recv_cq,
+		.cap		= {
+			.max_send_wr	= 1,
+			.max_recv_wr	= 1,
+			.max_send_sge	= 1,
+			.max_recv_sge	= 1,
+		},
+		.sq_sig_type	= IB_SIGNAL_REQ_WR,
+		.qp_type	= IB_QPT_RC,
+	};
+	struct ib_qp_attr init = {
+		.qp_state	= IB_QPS_INIT,
+		.port_num	= rdma_start_port(rdev->rd_dev),
+	};
+	struct ib_qp *qp;
+	int ret;
+
+	qp = rds_fault() ? ERR_PTR(-ENOMEM) : ib_create_qp(rdev->rd_pd, &attr);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	/* INIT first: a QP may only go to the error state (ib_drain_rq())
+	 * from INIT or later.
+	 */
+	ret = ib_modify_qp(qp, &init, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (ret) {
+		ib_destroy_qp(qp);
+		return ret;
+	}
+	rdev->rd_drain_qp = qp;
+	mutex_init(&rdev->rd_drain_mutex);
+	return 0;
+}
 
 static int rds_ib_srq_setup(struct rds_ib_device *rdev)
 {
@@ -256,14 +301,21 @@ static int rds_ib_srq_setup(struct rds_ib_device *rdev)
 		if (rds_ib_rx_buf_alloc(buf, i == 0 || i == n - 1))
 			goto err_bufs;
 	}
+	ret = rds_ib_srq_drain_qp_create(rdev);
+	if (ret)
+		goto err_all_bufs;
 	for (i = 0; i < n; i++) {
 		ret = rds_ib_srq_post(rdev, &rdev->rd_rx_bufs[i]);
 		if (ret) {
 			rds_ib_srq_teardown(rdev);
+			rds_ib_srq_release(rdev);
 			return ret;
 		}
 	}
 	return 0;
+
+err_all_bufs:
+	i = n;
 
 err_bufs:
 	rds_ib_srq_free_bufs(rdev, i);
@@ -277,11 +329,20 @@ err_srq:
 	return ret;
 }
 
-/* Every queue pair that used the SRQ is gone (they hold a device ref). */
+/* Every queue pair that used the SRQ is gone (they hold a device ref)
+ * and was drained: no completion of theirs is left in rd_recv_cq.
+ */
 static void rds_ib_srq_teardown(struct rds_ib_device *rdev)
 {
 	WRITE_ONCE(rdev->rd_rx_dying, true);
+	ib_destroy_qp(rdev->rd_drain_qp);
+	rdev->rd_drain_qp = NULL;
 	ib_destroy_srq(rdev->rd_srq);
+}
+
+/* rd_recv_cq is freed: no receive completion can run any more. */
+static void rds_ib_srq_release(struct rds_ib_device *rdev)
+{
 	rds_ib_srq_free_bufs(rdev, rdev->rd_rx_nr);
 	rds_ib_srq_free_hdrs(rdev);
 }
@@ -317,12 +378,36 @@ static int rds_ib_srq_conn_start(struct rds_ib_conn *ic)
 	return 0;
 }
 
-/* Receives are on the SRQ: only sends complete through the QP's queue
- * (late receive completions are recognised by their QP and dropped).
+/* How long the Last WQE Reached event of a QP in the error state may
+ * take.  Some providers never send it (rxe before 6.6): the wait then
+ * only gives a receive being handled on another CPU time to complete.
+ */
+#define RDS_IB_LAST_WQE_WAIT	(HZ / 10)
+
+/* Receives of the QP complete on the device's shared CQ, whose handler
+ * reads the QP (wc->qp) of each: before the QP may be destroyed, every
+ * completion of it must have been handled.  In the error state no new
+ * receive starts; after the Last WQE Reached event none completes any
+ * more; then a flushed receive of the drain QP, completing on the same
+ * CQ after everything already in it, marks the end (the CQ is handled
+ * in order).  Runs in process context, the QP still set in ic->i_qp.
  */
 static void rds_ib_srq_conn_drain(struct rds_ib_conn *ic)
 {
+	struct rds_ib_device *rdev = ic->i_rdev;
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	might_sleep();
+	if (ib_modify_qp(ic->i_qp, &attr, IB_QP_STATE) ||
+	    !wait_for_completion_timeout(&ic->i_last_wqe,
+					 RDS_IB_LAST_WQE_WAIT))
+		rds_ib_count(RDS_IB_C_LAST_WQE_LATE);
 	ib_drain_sq(ic->i_qp);
+
+	mutex_lock(&rdev->rd_drain_mutex);
+	ib_drain_rq(rdev->rd_drain_qp);
+	mutex_unlock(&rdev->rd_drain_mutex);
+	rds_ib_count(RDS_IB_C_RX_DRAINS);
 }
 
 static void rds_ib_srq_conn_stop(struct rds_ib_conn *ic)
@@ -335,6 +420,7 @@ const struct rds_ib_rx_ops rds_ib_srq_ops = {
 	.name		= "shared-queue",
 	.setup		= rds_ib_srq_setup,
 	.teardown	= rds_ib_srq_teardown,
+	.release	= rds_ib_srq_release,
 	.conn_prepare	= rds_ib_srq_conn_prepare,
 	.conn_start	= rds_ib_srq_conn_start,
 	.conn_drain	= rds_ib_srq_conn_drain,

@@ -45,6 +45,9 @@ static const char *const rds_ib_counter_keys[RDS_IB_C_MAX] = {
 	[RDS_IB_C_RDMA_BYTES]	= "rdma_bytes",
 	[RDS_IB_C_RDMA_ERRORS]	= "rdma_errors",
 	[RDS_IB_C_ATOMICS]	= "atomics",
+	[RDS_IB_C_RX_DRAINS]	= "rx_drains",
+	[RDS_IB_C_LAST_WQE_LATE] = "last_wqe_late",
+	[RDS_IB_C_RX_COPIES]	= "rx_copies",
 };
 
 /* net.rds.ib.heartbeat_ms: how often a quiet connection asks the peer for
