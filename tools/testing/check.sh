@@ -13,9 +13,10 @@
 #      series, rds-stress over the kernel's own RDS, and rds-stress -D
 #      (RDMA) over ours
 #   6. negative controls: the harness must fail a failing test, a guest that
-#      WARNs, a guest that hangs, a splat after a test ended, a WARN after
-#      the last result, and the main job without IB, and name the test each
-#      time; and count a skip inside a test as a skip, with its reason
+#      WARNs, a guest that hangs, a splat after a test ended, a crash and
+#      a WARN after the last result, and the main job without IB, and name
+#      the test each time; and count a skip inside a test as a skip, with
+#      its reason
 #
 # Options: --kver K       the series whose VMs run the negative controls
 #          --vm-kvers "A B" the series to run the VM selftests on
@@ -201,6 +202,9 @@ negative hang 1 "0 passed, 1 failed, 0 skipped" '^not ok .*neg_hang' \
 negative late 1 "1 passed, 1 failed, 0 skipped" \
 	'^not ok .*/after-neg_late$' \
 	"a WARN after the last result fails the run as after-neg_late"
+negative crash 1 "1 passed, 1 failed, 0 skipped" \
+	'^not ok .*/after-neg_crash$' \
+	"a guest that crashes after the last result fails the run as after-neg_crash"
 negative between 1 "[0-2] passed, [12] failed, 0 skipped" \
 	'^not ok .*/((after-)?neg_between|neg_idle)$' \
 	"a hung-task report (no panic) after neg_between's end fails the run"
