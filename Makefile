@@ -17,6 +17,8 @@
 #   make rdma-stress     rds-stress -D over our module, the MR pool seed scenario, a link cut (in make check)
 #   make wire-peer       the user-space wire-protocol peer's conformance and hostile tests
 #   make fuzz-wire       the wire fuzzer (FUZZ_SECS, FUZZ_SEED): user-space peer vs the module
+#   make stress-4k       the crash shape of issue 15 for STRESS_4K_SECS (600), then pages back
+#   make check-debug     the VM suites on a KASAN/lockdep/kmemleak kernel (SERIES=6.12, PLAN=all)
 #   make deps            install what the above need (Debian 12, as root)
 #
 # KVER defaults to the newest kernel with both an image and headers
@@ -30,7 +32,7 @@ KVER_SH = k="$(KVER)"; [ -n "$$k" ] || k=$$($(T)/kver.sh) || exit 1
 
 .PHONY: all modules modules-all clean deps sparse checkpatch unit selftests \
 	check check-vm run bench faults soak fuzz-wire rds-stress rdma-stress \
-	wire-peer
+	wire-peer stress-4k check-debug
 
 all: modules
 
@@ -123,6 +125,22 @@ fuzz-wire:
 		"$${FUZZ_SEED:-$$(date +%s)}" > build/fuzz-wire.env; \
 	cat build/fuzz-wire.env; \
 	$(T)/vm/run-tests --kver $$k --topology two --plan $(T)/vm/fuzz-wire.tests
+
+# The crash shape of issue 15 (rds-stress -t 4 -d 8 -q 4096 -a 256) for
+# STRESS_4K_SECS; the guests read build/stress-4k.env.
+stress-4k: rds-stress
+	@$(KVER_SH); mkdir -p build; \
+	printf 'STRESS_4K_SECS=%s\n' "$${STRESS_4K_SECS:-600}" > build/stress-4k.env; \
+	cat build/stress-4k.env; \
+	$(T)/vm/run-tests --kver $$k --topology two --plan $(T)/vm/stress-4k.tests; \
+	rc=$$?; rm -f build/stress-4k.env; exit $$rc
+
+# The VM suites on a debug kernel built from Debian's sources (KASAN,
+# lockdep, kmemleak, UBSAN, DEBUG_OBJECTS, fault injection): SERIES=6.1 or
+# 6.12 (default), PLAN=all (default) or quick.  Builds the kernel once.
+check-debug:
+	@$(T)/deps.sh --quiet
+	@$(T)/check-debug.sh --series "$${SERIES:-6.12}" --plan "$${PLAN:-all}"
 
 clean:
 	-@$(KVER_SH); $(MAKE) -C /lib/modules/$$k/build M=$(TOP) clean

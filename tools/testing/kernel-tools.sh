@@ -8,7 +8,12 @@
 # checkpatch.pl.  Nothing is copied into the repository.
 set -eu
 out=$1
-src=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
+# linux-source-6.1 (deps.sh installs it) whenever it is there: the debug
+# kernel of make check-debug brings linux-source-6.12, whose harness and
+# checkpatch must not change what make check runs.
+src=/usr/src/linux-source-6.1.tar.xz
+[ -e "$src" ] ||
+	src=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
 [ -n "$src" ] || { echo "kernel-tools: no linux-source package" >&2; exit 1; }
 stamp="$out/.from-$(basename "$src")"
 [ -e "$stamp" ] && exit 0

@@ -220,3 +220,17 @@ ib_test_end() {
 	barrier end 240 || ksft_fail "barrier end"
 	ksft_exit
 }
+
+# mem_settle: print MemFree plus Shmem (KiB) once the page cache is
+# dropped and every slab cache shrunk, so that two readings compare what
+# the kernel really holds (files the harness and tests write to the
+# guest's tmpfs are Shmem: not the kernel's).
+mem_settle() {
+	local c
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	for c in /sys/kernel/slab/*/shrink; do
+		echo 1 > "$c" 2>/dev/null
+	done
+	awk '/^(MemFree|Shmem):/ { kb += $2 } END { print kb }' /proc/meminfo
+}

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check-debug.sh [--series 6.12|6.1] [--plan all|quick] [--scale N]
+#
+# The VM suites on a debug kernel (tools/testing/debug-kernel.sh: KASAN,
+# lockdep, kmemleak, UBSAN, DEBUG_LIST/OBJECTS, fault injection), built
+# once per machine.  Every plan runs with the harness's time scale (the
+# debug kernel is 15-30 times slower under TCG: timeouts, not loads,
+# stretch), and kmemleak is read with the module loaded and after its
+# unload.  Any KASAN/UBSAN/lockdep/DEBUG_OBJECTS/"Bad page" line fails
+# the test it came in (run-tests' kernel log check).  Ends with
+# "N passed, N failed, N skipped" over every plan.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+series=6.12 plan=all scale=${RDS_DEBUG_SCALE:-12}
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--series) series=$2; shift ;;
+	--plan) plan=$2; shift ;;
+	--scale) scale=$2; shift ;;
+	*) echo "check-debug: unknown option $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+t0=$(date +%s)
+kver=$(tools/testing/debug-kernel.sh "$series") || exit 1
+echo "# debug kernel $kver, time scale $scale"
+tools/testing/build-module.sh "$kver" || exit 1
+make -s -C tools/rds-stress || exit 1
+make -s -C tools/testing/selftests || exit 1
+make -s -C tools/testing/peer || exit 1
+
+res=$top/build/results/debug-$series-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$res"
+quick=$res/quick.tests
+printf '%s\n' "load 60" "rxe 60" "ib_smoke 200" "stress_4k 600" \
+	"kmemleak 600" "unload 120" "kmemleak_final 600" > "$quick"
+sel=tools/testing/selftests
+vm=tools/testing/vm
+case "$plan" in
+quick) plans=("two:$quick") ;;
+all) plans=("one:$sel/one-host.tests" "two:$sel/two-host.tests"
+	    "two:$vm/wire-peer.tests" "two:$vm/rdma-stress.tests"
+	    "two:$vm/rds-stress.tests" "two:$quick") ;;
+*) echo "check-debug: --plan all or quick" >&2; exit 2 ;;
+esac
+
+pass=0 fail=0 skip=0 i=0
+for p in "${plans[@]}"; do
+	topo=${p%%:*} file=${p#*:}
+	i=$((i + 1))
+	# The module's kmemleak checks go at the end of every plan that
+	# loads it (before and after the unload).
+	if grep -q '^unload ' "$file" && ! grep -q '^kmemleak ' "$file"; then
+		sed 's/^unload \(.*\)/kmemleak 600\nunload \1\nkmemleak_final 600/' \
+			"$file" > "$res/plan$i.tests"
+	else
+		cp "$file" "$res/plan$i.tests"
+	fi
+	echo "# plan $i: $file ($topo)"
+	tools/testing/vm/run-tests --no-build --kver "$kver" --topology "$topo" \
+		--time-scale "$scale" --mem 1536 --plan "$res/plan$i.tests" \
+		--results "$res/run$i" 2>&1 | tee "$res/run$i.log" |
+		grep -E '^(not ok|ok|#   )' | sed "s/^/[plan $i] /"
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$res/run$i.log" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "not ok plan $i: the harness printed no result line"
+		fail=$((fail + 1))
+		continue
+	fi
+	read -r p_ _ f_ _ s_ _ <<< "${line//,/}"
+	pass=$((pass + p_)) fail=$((fail + f_)) skip=$((skip + ${s_:-0}))
+done
+echo "# results in $res, $(( $(date +%s) - t0 )) s"
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
