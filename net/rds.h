@@ -74,12 +74,15 @@ enum {
 };
 
 /* What a message costs its sender's send buffer and its receiver's
- * receive buffer at the least, whatever its payload: about what its
- * descriptor takes (struct rds_message is some 430 bytes on x86-64, a
- * 512-byte slab object).  Without it, empty and RDMA-only messages would
- * cost nothing and a sender could queue them without bound.
+ * receive buffer at the least, whatever its payload: its header, what it
+ * takes on the wire when empty.  Without it, empty and RDMA-only messages
+ * would cost nothing and a sender could queue them without bound; with it
+ * a buffer holds at most buffer / 48 of them.  Not the descriptor's size
+ * (some 430 bytes): small messages would then congest a receiver long
+ * before their bytes reach its buffer, which applications written for
+ * mainline's accounting (payload only) do not expect.
  */
-#define RDS_MSG_MIN_CHARGE	512U
+#define RDS_MSG_MIN_CHARGE	((unsigned int)sizeof(struct rds_header))
 
 /* A message being sent.  Reference counted: the sender (sendmsg), the
  * socket's send queue (RDS_MSG_ON_SOCK), the connection's queues

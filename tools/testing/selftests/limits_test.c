@@ -46,7 +46,7 @@
 #define RDS_TRANS_IB	0
 
 /* Whatever the module charges a message, it is at least this much. */
-#define MIN_CHARGE_FLOOR	64
+#define MIN_CHARGE_FLOOR	32
 #define MAX_SENDS		5000
 
 static long read_long(const char *path)
