@@ -56,8 +56,10 @@ export RDS_TIME_SCALE=$(param timescale)
 [ -n "$RDS_TIME_SCALE" ] || RDS_TIME_SCALE=1
 
 export RDS_TOP=$TOP RDS_BUILD=$TOP/build
-# Modules built for this kernel by tools/testing/build-module.sh.
-export RDS_MODDIR=$TOP/build/mod-$(uname -r)
+# Modules built for this kernel by tools/testing/build-module.sh, or
+# those of run-tests --moddir DIR (a negative control's, relative to TOP).
+RDS_MODDIR=$(param moddir)
+export RDS_MODDIR=$TOP/${RDS_MODDIR:-build/mod-$(uname -r)}
 export RDS_KO=$RDS_MODDIR/rds.ko
 export RDS_OUT=$OUT RDS_SHARED=/mnt/shared RDS_CTL=$OUT/ctl
 export RDS_HOST=$HOST RDS_NHOSTS=$NHOSTS RDS_TOPO=$TOPO
