@@ -77,10 +77,12 @@ static int rds_loop_conn_connect(struct rds_connection *conn)
 	return 0;
 }
 
-/* Test only: with loop_hold_acks=1 loopback delivers but does not
- * acknowledge, so unacknowledged bytes pile up as on a network whose
- * peer is slow to ACK and the full-send-buffer paths can be tested on one
- * host; writing 0 acknowledges everything delivered.
+#ifdef RDS_TEST_HOOKS
+/* Test only (RDS_TEST_HOOKS=1, see Kbuild): with loop_hold_acks=1
+ * loopback delivers but does not acknowledge, so unacknowledged bytes
+ * pile up as on a network whose peer is slow to ACK and the
+ * full-send-buffer paths can be tested on one host; writing 0
+ * acknowledges everything delivered.
  */
 static bool rds_loop_hold_acks;
 
@@ -113,6 +115,17 @@ module_param_cb(loop_hold_acks, &rds_loop_hold_acks_ops,
 MODULE_PARM_DESC(loop_hold_acks,
 		 "Test only: loopback holds its acknowledgments until set to 0");
 
+static bool rds_loop_acks_held(void)
+{
+	return READ_ONCE(rds_loop_hold_acks);
+}
+#else
+static bool rds_loop_acks_held(void)
+{
+	return false;
+}
+#endif
+
 static int rds_loop_xmit(struct rds_connection *conn, struct rds_message *rm)
 {
 	struct rds_connection *peer = READ_ONCE(conn->c_loop_peer);
@@ -130,7 +143,7 @@ static int rds_loop_xmit(struct rds_connection *conn, struct rds_message *rm)
 	/* Delivered (or dropped for good): that is the acknowledgment. */
 	WRITE_ONCE(conn->c_loop_delivered, seq);
 	smp_mb();	/* pairs with rds_loop_hold_acks_set() */
-	if (!READ_ONCE(rds_loop_hold_acks))
+	if (!rds_loop_acks_held())
 		rds_send_drop_acked(conn, seq);
 	return 0;
 }

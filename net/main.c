@@ -9,6 +9,7 @@
 #include <linux/init.h>
 
 #include "rds.h"
+#include "neg.h"
 #include "ib/ib.h"
 
 static int __init rds_module_init(void)
@@ -46,6 +47,7 @@ static int __init rds_module_init(void)
 	if (ret)
 		goto err_af;
 
+	rds_neg_init();
 	pr_info("AF_RDS registered\n");
 	return 0;
 

@@ -10,6 +10,7 @@
 #include <net/sock.h>
 
 #include "rds.h"
+#include "neg.h"
 #include "seq.h"
 
 void rds_inc_init(struct rds_incoming *inc, struct rds_connection *conn,
@@ -109,6 +110,7 @@ void rds_recv_incoming(struct rds_connection *conn,
 	bool drop = false;
 
 	inc->i_conn = conn;
+	rds_neg_pageleak();
 	inc->i_rx_lat_trace[RDS_MSG_RX_HDR] = local_clock();
 	inc->i_rx_lat_trace[RDS_MSG_RX_START] = local_clock();
 
@@ -121,7 +123,7 @@ void rds_recv_incoming(struct rds_connection *conn,
 		/* Read without the lock by the IB window check. */
 		WRITE_ONCE(conn->c_next_rx_seq, seq + 1);
 	spin_unlock_bh(&conn->c_lock);
-	if (drop) {
+	if (drop || rds_neg_lost(inc)) {
 		rds_stats_inc(s_recv_drop_old_seq);
 		return;
 	}
@@ -175,6 +177,7 @@ void rds_recv_incoming(struct rds_connection *conn,
 
 	rds_stats_inc(s_recv_queued);
 	rds_sock_wake(rs);
+	rds_neg_dup(conn, saddr, daddr, inc);
 out:
 	sock_put(sk);
 }

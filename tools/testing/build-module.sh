@@ -9,13 +9,25 @@
 # from there, so several kernel series can be built and tested side by side.
 # Exits non-zero on a build error, on any compiler warning and on any
 # "warning:" or "error:" line of sparse (C=1, C=2).
+#
+# The module is the test build: RDS_TEST_HOOKS=1 keeps the test-only
+# switches (fault_nth, loop_hold_acks) that a production "make" leaves
+# out.  NEG=KIND builds the negative control KIND (net/neg.h) in
+# build/mod-neg-KIND-KVER/ instead (tools/testing/neg-controls.sh).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kver=$1
 shift
 kdir=/lib/modules/$kver/build
-[ "${BUILD_CLEAN:-0}" = 1 ] && rm -rf "$top/build/mod-$kver"
-out=$top/build/mod-$kver
+neg=${NEG:-}
+case "$neg" in
+"") out=$top/build/mod-$kver ;;
+kasan|kmemleak|lockdep|lost|dup|pageleak)
+	out=$top/build/mod-neg-$neg-$kver
+	set -- RDS_NEG="$neg" "$@" ;;
+*) echo "build-module: NEG=$neg: no such negative control" >&2; exit 1 ;;
+esac
+[ "${BUILD_CLEAN:-0}" = 1 ] && rm -rf "$out"
 [ -d "$kdir" ] || { echo "build-module: no headers for $kver ($kdir)" >&2; exit 1; }
 
 mkdir -p "$out/negative"
@@ -46,7 +58,7 @@ cmp -s "$top/tools/testing/vm/negative/Kbuild" "$out/negative/Kbuild" ||
 log=$out/build.log
 : > "$log"
 status=0
-make -C "$kdir" M="$out" W=1 "$@" modules >> "$log" 2>&1 || status=$?
+make -C "$kdir" M="$out" W=1 RDS_TEST_HOOKS=1 "$@" modules >> "$log" 2>&1 || status=$?
 if [ $status = 0 ]; then
 	make -C "$kdir" M="$out/negative" modules >> "$log" 2>&1 || status=$?
 fi
@@ -61,4 +73,4 @@ if [ $status != 0 ] || grep -Eq 'warning:|error:' "$log"; then
 		echo "build-module: warnings or errors building against $kver" >&2
 	exit 1
 fi
-echo "build-module: $out/rds.ko ($kver)"
+echo "build-module: $out/rds.ko ($kver${neg:+, negative control $neg})"

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Negative controls: deliberately broken modules that prove each oracle
+ * of the test suite fires (tools/testing/neg-controls.sh).  They exist
+ * only in a build made with "make ... RDS_NEG=KIND": Kbuild then defines
+ * RDS_NEG_<KIND> and links neg.o.  Without it every hook below is an
+ * empty inline and the module is the shipped one.
+ *
+ *   kasan     a use-after-free at load                  (KASAN)
+ *   kmemleak  an object leaked at load                  (kmemleak)
+ *   lockdep   two locks taken in both orders at load    (lockdep)
+ *   lost      one received message in RDS_NEG_EVERY dropped after its
+ *             sequence check, acknowledged all the same (rds-stress's
+ *             verifier)
+ *   dup       one received message in RDS_NEG_EVERY queued twice to its
+ *             socket (rds-stress's verifier)
+ *   pageleak  a page leaked per received message, up to
+ *             RDS_NEG_PAGES (unload.sh's page check)
+ */
+#ifndef _RDS_NEG_H
+#define _RDS_NEG_H
+
+#include <linux/types.h>
+
+struct in6_addr;
+struct rds_connection;
+struct rds_incoming;
+
+#if defined(RDS_NEG_KASAN) || defined(RDS_NEG_KMEMLEAK) || \
+	defined(RDS_NEG_LOCKDEP)
+void rds_neg_init(void);
+#else
+static inline void rds_neg_init(void)
+{
+}
+#endif
+
+#ifdef RDS_NEG_LOST
+bool rds_neg_lost(const struct rds_incoming *inc);
+#else
+static inline bool rds_neg_lost(const struct rds_incoming *inc)
+{
+	return false;
+}
+#endif
+
+#ifdef RDS_NEG_DUP
+void rds_neg_dup(struct rds_connection *conn, const struct in6_addr *saddr,
+		 const struct in6_addr *daddr, struct rds_incoming *inc);
+#else
+static inline void rds_neg_dup(struct rds_connection *conn,
+			       const struct in6_addr *saddr,
+			       const struct in6_addr *daddr,
+			       struct rds_incoming *inc)
+{
+}
+#endif
+
+#ifdef RDS_NEG_PAGELEAK
+void rds_neg_pageleak(void);
+#else
+static inline void rds_neg_pageleak(void)
+{
+}
+#endif
+
+#endif /* _RDS_NEG_H */
