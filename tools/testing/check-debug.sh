@@ -49,6 +49,14 @@ all) plans=("one:$sel/one-host.tests" "two:$sel/two-host.tests"
 esac
 
 pass=0 fail=0 skip=0 i=0
+# tally LOG: add LOG's last "N passed, N failed, N skipped" to the counts.
+tally() {
+	local line
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
+	[ -n "$line" ] || return 1
+	read -r p_ _ f_ _ s_ _ <<< "${line//,/}"
+	pass=$((pass + p_)) fail=$((fail + f_)) skip=$((skip + ${s_:-0}))
+}
 for p in "${plans[@]}"; do
 	topo=${p%%:*} file=${p#*:}
 	i=$((i + 1))
@@ -65,15 +73,20 @@ for p in "${plans[@]}"; do
 		--time-scale "$scale" --mem 1536 --plan "$res/plan$i.tests" \
 		--results "$res/run$i" 2>&1 | tee "$res/run$i.log" |
 		grep -E '^(not ok|ok|#   )' | sed "s/^/[plan $i] /"
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$res/run$i.log" | tail -n 1)
-	if [ -z "$line" ]; then
+	if ! tally "$res/run$i.log"; then
 		echo "not ok plan $i: the harness printed no result line"
 		fail=$((fail + 1))
-		continue
 	fi
-	read -r p_ _ f_ _ s_ _ <<< "${line//,/}"
-	pass=$((pass + p_)) fail=$((fail + f_)) skip=$((skip + ${s_:-0}))
 done
+# The negative controls of the debug oracles: a use-after-free, a leaked
+# object, a lock-order inversion; each must fail on its oracle.
+tools/testing/neg-controls.sh --debug --kver "$kver" --time-scale "$scale" \
+	> "$res/neg-controls.log" 2>&1
+grep -E '^(not )?ok ' "$res/neg-controls.log" | sed 's/^/[neg] /'
+if ! tally "$res/neg-controls.log"; then
+	echo "not ok negative controls: no result line ($res/neg-controls.log)"
+	fail=$((fail + 1))
+fi
 echo "# results in $res, $(( $(date +%s) - t0 )) s"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

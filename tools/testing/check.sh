@@ -16,7 +16,8 @@
 #      WARNs, a guest that hangs, a splat after a test ended, a crash and
 #      a WARN after the last result, and the main job without IB, and name
 #      the test each time; and count a skip inside a test as a skip, with
-#      its reason
+#      its reason; and the oracles' negative controls (neg-controls.sh
+#      --cheap): a lost, a duplicated message, leaked pages
 #
 # Options: --kver K       the series whose VMs run the negative controls
 #          --vm-kvers "A B" the series to run the VM selftests on
@@ -214,5 +215,18 @@ negative skip 0 "1 passed, 0 failed, 1 skipped" \
 negative noib 1 "0 passed, 1 failed, 0 skipped" \
 	'not ok .*our module takes 10.0.0.1 over IB' \
 	"the main job fails when our module does not take the address"
+
+# The oracles' cheap negative controls (neg-controls.sh): a module that
+# loses a message, one that duplicates one, one that leaks pages; each
+# run must fail on its oracle (the verifier, the unload page check).
+log=$logs/neg-controls.log
+tools/testing/neg-controls.sh --kver "$kver" --cheap > "$log" 2>&1
+grep -Eq '^(not )?ok ' "$log" || result fail "negative controls of the oracles" "$log"
+while read -r line; do
+	case $line in
+	"ok "*) result ok "${line#ok * }" ;;
+	*) result fail "${line#not ok * }" "$log" ;;
+	esac
+done < <(grep -E '^(not )?ok ' "$log")
 
 finish

@@ -1,0 +1,151 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# neg-controls.sh [--kver K] [--cheap | --debug | --all] [--only KIND,...]
+#                 [--time-scale N]
+#
+# Negative controls for the suite's oracles (issue 16, section 3): for
+# each KIND, a module broken on purpose (net/neg.h; built by
+# "NEG=KIND build-module.sh" in build/mod-neg-KIND-KVER/, never the
+# shipped module) is loaded by the guests of a short plan
+# (run-tests --moddir), and the run must fail AND the failure must name
+# the oracle that caught it:
+#
+#   cheap (make check, the default kernel):
+#     lost      a message dropped after it was acknowledged  -> stress_4k:
+#               "not ok ... every message verified" (rds-stress's verifier)
+#     dup       a message queued twice to its socket          -> the same
+#     pageleak  a page leaked per message received            -> unload:
+#               "not ok ... pages returned"
+#   debug (a -rdsdebug kernel of debug-kernel.sh; SKIP without one):
+#     kasan     a use-after-free at load       -> "BUG: KASAN: "
+#     kmemleak  an object leaked at load       -> kmemleak:
+#               "not ok ... kmemleak: no object of the module leaked"
+#     lockdep   a lock-order inversion at load -> "possible circular
+#               locking dependency"
+#
+# --cheap (default): lost, dup, pageleak on --kver (default kver.sh).
+# --debug: kasan, kmemleak, lockdep on the newest /boot/vmlinuz-*-rdsdebug
+# (--kver picks another one), time scale 12 unless --time-scale.
+# --all: both.  One TAP line per control, then "N passed, N failed,
+# N skipped"; the runs are under build/results/neg-controls-<time>/KIND.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+T=tools/testing
+
+kver='' set=cheap only='' scale=''
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kver) kver=$2; shift ;;
+	--cheap) set=cheap ;;
+	--debug) set=debug ;;
+	--all) set=all ;;
+	--only) only=$2; shift ;;
+	--time-scale) scale=$2; shift ;;
+	*) echo "neg-controls: unknown option $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+cheap="lost dup pageleak"
+debug="kasan kmemleak lockdep"
+case $set in
+cheap) kinds=$cheap ;;
+debug) kinds=$debug ;;
+all) kinds="$cheap $debug" ;;
+esac
+if [ -n "$only" ]; then
+	kinds=$(for k in ${only//,/ }; do
+		case " $cheap $debug " in
+		*" $k "*) echo "$k" ;;
+		*) echo "neg-controls: no control $k" >&2; exit 2 ;;
+		esac
+	done) || exit 2
+fi
+
+res=$top/build/results/neg-controls-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$res"
+# Short plans: the load, and what the oracle needs.
+printf '%s\n' "load 60" "rxe 60" "stress_4k 600" "unload 120" > "$res/cheap.tests"
+printf '%s\n' "load 60" "kmemleak 600" "unload 120" > "$res/debug.tests"
+
+n=0 pass=0 fail=0 skip=0
+result() {	# result ok|fail|skip NAME [WHY]
+	n=$((n + 1))
+	case $1 in
+	ok) pass=$((pass + 1)); echo "ok $n $2" ;;
+	skip) skip=$((skip + 1)); echo "ok $n $2 # SKIP $3" ;;
+	*) fail=$((fail + 1)); echo "not ok $n $2${3:+ # $3}" ;;
+	esac
+}
+
+# The debug kernel: the newest -rdsdebug image, or --kver's.
+debug_kver() {
+	local k
+	if [ -n "$kver" ]; then
+		case $kver in *-rdsdebug) echo "$kver"; return 0 ;; esac
+		return 1
+	fi
+	k=$(ls -t /boot/vmlinuz-*-rdsdebug 2>/dev/null | head -n 1)
+	[ -n "$k" ] || return 1
+	echo "${k#/boot/vmlinuz-}"
+}
+[ -n "$kver" ] || case $set in debug) ;; *) kver=$($T/kver.sh) || exit 1 ;; esac
+dkver=$(debug_kver) || dkver=
+
+# Where the oracle must have spoken: an ERE over the files of a run.
+oracle() {	# oracle KIND -> "FILES-GLOB<TAB>ERE"
+	case $1 in
+	lost|dup) printf '%s\t%s\n' 'tests/stress_4k.log' \
+		'^not ok .*every message verified' ;;
+	pageleak) printf '%s\t%s\n' 'tests/unload.log' '^not ok .*pages returned' ;;
+	kasan) printf '%s\t%s\n' '*' 'BUG: KASAN: ' ;;
+	kmemleak) printf '%s\t%s\n' 'tests/kmemleak.log' \
+		'^not ok .*kmemleak: no object of the module leaked' ;;
+	lockdep) printf '%s\t%s\n' '*' 'possible circular locking dependency' ;;
+	esac
+}
+
+make -s -C tools/rds-stress && make -s -C $T/selftests && make -s -C $T/peer ||
+	{ echo "neg-controls: building the tools failed" >&2; exit 1; }
+
+for kind in $kinds; do
+	k=$kver plan=$res/cheap.tests topo=two ts=${scale:-1} mem=1024
+	case " $debug " in
+	*" $kind "*)
+		if [ -z "$dkver" ] || [ ! -e "/boot/vmlinuz-$dkver" ]; then
+			result skip "negative control $kind" \
+				"no debug kernel (tools/testing/debug-kernel.sh 6.12 builds it)"
+			continue
+		fi
+		# KASAN's shadow and quarantine: the memory check-debug gives.
+		k=$dkver plan=$res/debug.tests topo=one ts=${scale:-12} mem=1536
+		;;
+	esac
+	out=$res/$kind
+	mkdir -p "$out"
+	if ! NEG=$kind $T/build-module.sh "$k" > "$out/build.log" 2>&1; then
+		result fail "negative control $kind" "the build failed: $out/build.log"
+		continue
+	fi
+	$T/vm/run-tests --kver "$k" --no-build --topology "$topo" --plan "$plan" \
+		--time-scale "$ts" --mem "$mem" --moddir "build/mod-neg-$kind-$k" \
+		--results "$out/run" > "$out/run.log" 2>&1
+	rc=$?
+	IFS=$'\t' read -r files ere < <(oracle "$kind")
+	hit=$(cd "$out/run" 2>/dev/null &&
+	      grep -rhE -m 1 "$ere" --include="${files##*/}" . 2>/dev/null | head -n 1)
+	if [ "$rc" = 0 ]; then
+		result fail "negative control $kind" "the run passed ($out/run.log)"
+	elif [ -z "$hit" ]; then
+		result fail "negative control $kind" \
+			"the run failed (exit $rc) but not on its oracle /$ere/ ($out/run.log)"
+	else
+		result ok "negative control $kind: $(echo "$hit" | cut -c1-200)"
+	fi
+	grep -E '^(not ok|ok) |passed, ' "$out/run.log" | sed 's/^/#   /' | head -n 20
+done
+echo "$pass passed, $fail failed, $skip skipped"
+echo "# results: $res"
+[ "$fail" = 0 ]
