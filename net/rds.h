@@ -12,6 +12,8 @@
  *   rds_bind_lock, rds_conn_lock and rds_cong_lock are leaves.
  * All of them are taken with bottom halves disabled: the IB completion
  * path acknowledges and delivers messages from softirq context.
+ * Sleeping locks of the IB transport (net/ib): ic->i_cm_mutex  ->
+ * rdev->rd_drain_mutex (an attempt's end drains the shared CQ).
  */
 #ifndef _RDS_RDS_H
 #define _RDS_RDS_H
