@@ -35,6 +35,7 @@ static void rdstest_neg_block(struct work_struct *work)
 {
 	schedule_timeout_uninterruptible(msecs_to_jiffies(block_ms));
 }
+
 static DECLARE_WORK(block_work, rdstest_neg_block);
 
 static int rdstest_neg_reboot(struct notifier_block *nb, unsigned long what,
@@ -43,6 +44,7 @@ static int rdstest_neg_reboot(struct notifier_block *nb, unsigned long what,
 	WARN(1, "rdstest_neg: deliberate warning at power-off (negative control)\n");
 	return NOTIFY_DONE;
 }
+
 static struct notifier_block rdstest_neg_nb = {
 	.notifier_call = rdstest_neg_reboot,
 };
