@@ -628,7 +628,11 @@ static int rds_ib_post_frags(struct rds_ib_conn *ic, struct rds_message *rm,
 			return -EAGAIN;
 		rds_message_get(rm);
 		s->s_rm[s->s_nrm++] = rm;
-		if (rds_ib_slot_add_page(ic, s, sg_page(&rm->m_sg[f]), len)) {
+		/* An empty message (an RDMA op's, a ping's) has no page: its
+		 * m_sg has no entry to read.
+		 */
+		if (len && rds_ib_slot_add_page(ic, s, sg_page(&rm->m_sg[f]),
+						len)) {
 			rds_ib_slot_release(ic, s);
 			ic->i_up = false;
 			return -ENOTCONN;
