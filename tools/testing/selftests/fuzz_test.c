@@ -6,9 +6,11 @@
  * guest's splat detection is the oracle; the seed is printed so that a
  * failure can be replayed (RDS_FUZZ_SEED=..., RDS_FUZZ_SECS=...).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/time.h>
@@ -21,11 +23,23 @@
 #define THREADS		4
 #define BUFSZ		((1 << 20) + 8192)
 #define KPTR		((void *)0xffffffff81000000UL)
+/* Every call is bounded (MSG_DONTWAIT or 10 ms socket timeouts, at most
+ * about 1 MiB copied): a thread still in one this long after the stop is
+ * stuck, a finding (its call and kernel stack are printed).
+ */
+#define STUCK_SECS	15
+#define MAX_SECS	60
 
 static int pool[POOL];
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static int stop;
 static unsigned long ops_done[THREADS], sends_ok[THREADS], recvs_ok[THREADS];
+static int cur_op[THREADS];		/* the call a thread is in, or -1 */
+static pid_t tids[THREADS];
+static const char *const op_names[] = {
+	"close+socket", "bind", "connect", "sendmsg", "sendmsg", "sendmsg",
+	"recvmsg", "recvmsg", "sockopt", "sockopt", "ioctl TOS", "poll/name",
+};
 static unsigned char *guard;	/* a PROT_NONE page */
 static long pagesz;
 
@@ -248,8 +262,13 @@ static void *fuzz_worker(void *arg)
 	if (!buf)
 		return NULL;
 	memset(buf, 0x5a, BUFSZ);
+	__atomic_store_n(&tids[id], (pid_t)syscall(SYS_gettid),
+			 __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
-		switch (rnd(&s) % 12) {
+		int op = rnd(&s) % 12;
+
+		__atomic_store_n(&cur_op[id], op, __ATOMIC_RELAXED);
+		switch (op) {
 		case 0:
 			slot = rnd(&s) % POOL;
 			fd = new_socket(&s);
@@ -294,11 +313,35 @@ static void *fuzz_worker(void *arg)
 		}
 		ops_done[id]++;
 	}
+	__atomic_store_n(&cur_op[id], -1, __ATOMIC_RELAXED);
 	free(buf);
 	return NULL;
 }
 
-TEST(fuzz)
+/* Print what a stuck thread is doing: its call, its kernel stack. */
+static void show_stuck(int i)
+{
+	char path[64], line[256];
+	int op = __atomic_load_n(&cur_op[i], __ATOMIC_RELAXED);
+	FILE *f;
+
+	printf("# thread %d stuck for more than %d s in %s\n", i, STUCK_SECS,
+	       op >= 0 ? op_names[op] : "(no call)");
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stack", tids[i]);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		printf("#   %s", line);
+	fclose(f);
+}
+
+FIXTURE(fuzz) {};
+FIXTURE_SETUP(fuzz) {}
+FIXTURE_TEARDOWN(fuzz) {}
+
+/* MAX_SECS of calls, STUCK_SECS for the threads to stop, and room. */
+TEST_F_TIMEOUT(fuzz, run, MAX_SECS + STUCK_SECS + 30)
 {
 	const char *e = getenv("RDS_FUZZ_SEED");
 	const char *t = getenv("RDS_FUZZ_SECS");
@@ -306,8 +349,13 @@ TEST(fuzz)
 	unsigned int secs = t ? strtoul(t, NULL, 0) : 20;
 	unsigned int seeds[THREADS];
 	pthread_t th[THREADS];
-	int i;
+	int i, stuck = 0;
 
+	if (secs > MAX_SECS) {
+		printf("# fuzz: RDS_FUZZ_SECS=%u is more than the test's %u\n",
+		       secs, MAX_SECS);
+		secs = MAX_SECS;
+	}
 	printf("# fuzz: RDS_FUZZ_SEED=%u RDS_FUZZ_SECS=%u\n", seed, secs);
 	fflush(stdout);
 	pagesz = sysconf(_SC_PAGESIZE);
@@ -328,11 +376,20 @@ TEST(fuzz)
 	sleep(secs);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < THREADS; i++) {
-		pthread_join(th[i], NULL);
+		struct timespec until;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += STUCK_SECS;
+		if (pthread_timedjoin_np(th[i], NULL, &until) == ETIMEDOUT) {
+			show_stuck(i);
+			stuck++;
+			continue;
+		}
 		printf("# thread %d: %lu calls, %lu sends and %lu receives succeeded\n",
 		       i, ops_done[i], sends_ok[i], recvs_ok[i]);
 	}
 	fflush(stdout);
+	ASSERT_EQ(0, stuck);
 	for (i = 0; i < POOL; i++)
 		close(pool[i]);
 	munmap(guard, pagesz);
