@@ -75,7 +75,12 @@ finish() {
 	dmesg > "$OUT/dmesg.txt" 2>&1
 	sync
 	echo o > /proc/sysrq-trigger
-	sleep 10
+	# The power-off is asynchronous (slow on a loaded host): never fall
+	# off the end of the script, which panics the guest ("Attempted to
+	# kill init") and hides what it was doing.
+	while :; do
+		sleep 60
+	done
 }
 
 # A guest power-cycled on request (see run-tests) resumes its plan at the
