@@ -180,6 +180,8 @@ vm_suite "vm $kver rds-stress/mainline" tools/testing/vm/rds-stress.tests \
 	--kver "$kver" --topology two --plan tools/testing/vm/rds-stress.tests
 vm_suite "vm $kver rds-stress/rdma-ours" tools/testing/vm/rdma-stress.tests \
 	--kver "$kver" --topology two --plan tools/testing/vm/rdma-stress.tests
+vm_suite "vm $kver faults (short form)" tools/testing/vm/faults-short.tests \
+	--kver "$kver" --topology two --plan tools/testing/vm/faults-short.tests
 
 # 6. Negative controls: each run must end as its line says (exit status,
 # the final counts, a line of its report).

@@ -126,6 +126,25 @@ __fault_rxe_delta() {
 	     END { for (n in k) if (v[2, n] != v[1, n]) printf "%s +%d ", n, v[2, n] - v[1, n]; print "" }' "$1" "$2" 2>/dev/null
 }
 
+# __fault_disrupted NAME STALLED RESETS PASSIVE_COUNTERS RXE_DELTAS: a
+# case whose fault did not disturb the load proves nothing, so it fails
+# unless the load stood still for a second or more, a connection reset on
+# either host, or RoCE repaired the link itself (rxe's retransmission and
+# sequence counters on either host moved: netem's loss, duplicates).
+__fault_disrupted() {
+	local name=$1 stalled=$2 resets=$3 p_resets repair
+	p_resets=$(sed -n 's/^resets +\([0-9]*\),.*/\1/p' "$4" 2>/dev/null)
+	repair=$(echo "$5" | grep -oE '(rcvd_seq_err|duplicate_request|out_of_seq_request|retry_exceeded_err|retry_rnr_exceeded_err|completer_retry_err|rcvd_rnr_err|send_rnr_err|link_downed|send_err) \+[0-9]+' |
+		 tr '\n' ' ')
+	if [ "${stalled:-0}" -gt 0 ] || [ "${resets:-0}" -gt 0 ] ||
+	   [ "${p_resets:-0}" -gt 0 ] || [ -n "$repair" ]; then
+		ksft_ok "fault $name: the fault disrupted the load (tx/s 0 for ${stalled:-0} s, resets +${resets:-0} and +${p_resets:-0}, rxe repair: ${repair:-none})"
+	else
+		ksft_fail "fault $name: the fault disrupted the load" \
+			"no stall, no reset, no rxe repair counter moved"
+	fi
+}
+
 # __fault_evidence: what the kernel and the module say (after a failure).
 __fault_evidence() {
 	local from=$1
@@ -291,6 +310,8 @@ fault_case() {
 	check "fault $name: passive side exits 0 (host 1)" test "$prc" = 0
 	check "fault $name: counts agree (sent = received, both ways)" \
 		test "$lost" = 0 -a "$dup" = 0
+	__fault_disrupted "$name" "$stalled" $((r1 - r0)) "$x/passive.counters" \
+		"$(__fault_rxe_delta "$d/rxe-stats.before" "$d/rxe-stats.after") $(cat "$x/passive.rxe" 2>/dev/null)"
 	if [ -n "$rec" ]; then
 		ksft_ok "fault $name: traffic resumed after the fault (${rec} s)"
 	else

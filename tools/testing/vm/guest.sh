@@ -171,7 +171,12 @@ check_between() {
 }
 
 run_one() {
-	local idx=$1 name=$2 tmo=$3 flags=$4 exe rc why="" t0 problem
+	local idx=$1 name=$2 tmo=$3 flags=$4 exe rc why="" t0 problem f
+	local envs=()
+	# Flags of the form VAR=VALUE go to the test's environment.
+	for f in $flags; do
+		[[ $f == [A-Z]*=* ]] && envs+=("$f")
+	done
 	if [ -x "$TOP/tools/testing/selftests/$name.sh" ]; then
 		exe=$TOP/tools/testing/selftests/$name.sh
 	elif [ -x "$TOP/tools/testing/vm/negative/$name.sh" ]; then
@@ -193,10 +198,11 @@ run_one() {
 		echo "# no such test: $exe" >> "$OUT/tests/$name.log"
 		rc=127
 	elif [[ " $flags " == *" nokill "* ]]; then
-		(cd /tmp && "$exe") >> "$OUT/tests/$name.log" 2>&1 < /dev/null
+		(cd /tmp && env "${envs[@]}" "$exe") \
+			>> "$OUT/tests/$name.log" 2>&1 < /dev/null
 		rc=$?
 	else
-		(cd /tmp && timeout -k 5 "$tmo" "$exe") \
+		(cd /tmp && env "${envs[@]}" timeout -k 5 "$tmo" "$exe") \
 			>> "$OUT/tests/$name.log" 2>&1 < /dev/null
 		rc=$?
 		[ $rc = 124 ] && why="timed out after ${tmo}s"
