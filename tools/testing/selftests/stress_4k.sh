@@ -7,13 +7,16 @@
 # 256 bytes (packed, copied), the socket buffers the classic rds-stress
 # ends up with (212992 asked, 425984 read back), every byte verified, over
 # our module's IB transport.  STRESS_4K_SECS (build/stress-4k.env; "make
-# stress-4k" writes it, 600 by default) is the length, 45 s without it.
+# stress-4k" writes it, 600 by default) is the length, 45 s without it; a
+# plan's STRESS_4K_SECS=N word wins over both.
 # The plan's unload test then checks that every page came back.
 . "$(dirname "$0")/lib.sh"
 
 stress=$RDS_BUILD/rds-stress/rds-stress
-STRESS_4K_SECS=45
-[ -r "$RDS_BUILD/stress-4k.env" ] && . "$RDS_BUILD/stress-4k.env"
+if [ -z "${STRESS_4K_SECS:-}" ]; then
+	STRESS_4K_SECS=45
+	[ -r "$RDS_BUILD/stress-4k.env" ] && . "$RDS_BUILD/stress-4k.env"
+fi
 secs=$STRESS_4K_SECS
 out=/tmp/$RDS_TEST.out
 js=$RDS_OUT/$RDS_TEST.json
