@@ -287,12 +287,15 @@ static int rds_ib_pack_post(struct rds_ib_conn *ic)
 	*hdr = ic->i_pack[0]->m_inc.i_hdr;
 	if (n > 1)
 		hdr->h_flags |= RDS_IB_FLAG_PACK;
+	/* The slot owns every held reference from here on, so that a
+	 * mapping failure below releases them all with the slot.
+	 */
+	for (i = 0; i < n; i++)
+		s->s_rm[s->s_nrm++] = ic->i_pack[i];
 	for (i = 0; i < n; i++) {
 		struct rds_message *rm = ic->i_pack[i];
 		struct rds_header *inner = &rm->m_inc.i_hdr;
 
-		/* The slot owns the held reference from here on. */
-		s->s_rm[s->s_nrm++] = rm;
 		if (i) {
 			inner->h_ack = 0;
 			inner->h_credit = 0;

@@ -397,10 +397,15 @@ static void rds_ib_srq_conn_drain(struct rds_ib_conn *ic)
 	struct rds_ib_device *rdev = ic->i_rdev;
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
+	int err;
+
 	might_sleep();
-	if (ib_modify_qp(ic->i_qp, &attr, IB_QP_STATE) ||
-	    !wait_for_completion_timeout(&ic->i_last_wqe,
-					 RDS_IB_LAST_WQE_WAIT))
+	/* Even when the modify fails (the QP already failed), the wait
+	 * gives a receive in progress elsewhere its time.
+	 */
+	err = ib_modify_qp(ic->i_qp, &attr, IB_QP_STATE);
+	if (!wait_for_completion_timeout(&ic->i_last_wqe,
+					 RDS_IB_LAST_WQE_WAIT) || err)
 		rds_ib_count(RDS_IB_C_LAST_WQE_LATE);
 	ib_drain_sq(ic->i_qp);
 
