@@ -396,7 +396,6 @@ static void rds_ib_srq_conn_drain(struct rds_ib_conn *ic)
 {
 	struct rds_ib_device *rdev = ic->i_rdev;
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-
 	int err;
 
 	might_sleep();
