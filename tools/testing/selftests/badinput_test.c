@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 
 #include "rds_test.h"
-#include "kselftest_harness.h"
+#include "rds_harness.h"
 
 #ifndef SO_ZEROCOPY
 #define SO_ZEROCOPY 60

@@ -11,7 +11,7 @@
 #include <sys/time.h>
 
 #include "rds_test.h"
-#include "kselftest_harness.h"
+#include "rds_harness.h"
 
 #define THREADS		8
 #define PER_THREAD	2000

@@ -8,7 +8,7 @@
 
 #include <linux/rds.h>
 
-#include "kselftest_harness.h"
+#include "rds_harness.h"
 
 #ifndef AF_RDS
 #define AF_RDS 21

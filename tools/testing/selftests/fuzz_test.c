@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "rds_test.h"
-#include "kselftest_harness.h"
+#include "rds_harness.h"
 
 #define POOL		8
 #define THREADS		4

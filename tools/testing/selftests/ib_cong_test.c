@@ -30,7 +30,7 @@
 
 #define TWO_HOST_NAME	"ib_cong_test"
 #include "two_host.h"
-#include "kselftest_harness.h"
+#include "rds_harness.h"
 
 #define PORT		6000
 #define MSG_LEN		4096

@@ -31,7 +31,7 @@
 
 #define TWO_HOST_NAME	"ib_memory_test"
 #include "two_host.h"
-#include "kselftest_harness.h"
+#include "rds_harness.h"
 
 #define PORT		7000
 #define DEF_CONNS	12

@@ -29,7 +29,7 @@
 
 #define TWO_HOST_NAME	"ib_mr_devloss_test"
 #include "two_host.h"
-#include "kselftest_harness.h"
+#include "rds_harness.h"
 
 #define MR_MAX_PARAM	"/sys/module/rds/parameters/ib_mr_max"
 #define RACE_SOCKS	8

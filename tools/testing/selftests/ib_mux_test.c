@@ -24,7 +24,7 @@
  */
 #define TWO_HOST_NAME	"ib_mux_test"
 #include "two_host.h"
-#include "kselftest_harness.h"
+#include "rds_harness.h"
 
 #define BASE		5000
 #define NSOCK		64

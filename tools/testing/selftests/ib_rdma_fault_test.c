@@ -37,7 +37,7 @@
 
 #define TWO_HOST_NAME	"ib_rdma_fault_test"
 #include "two_host.h"
-#include "kselftest_harness.h"
+#include "rds_harness.h"
 
 #define PORT		6100
 #define NMSG		360

@@ -28,7 +28,7 @@
 
 #define TWO_HOST_NAME	"ib_rdma_file_test"
 #include "two_host.h"
-#include "kselftest_harness.h"
+#include "rds_harness.h"
 
 #define PORT1		7310
 #define PORT2		7311

@@ -60,7 +60,7 @@
 
 #define TWO_HOST_NAME	"ib_rdma_test"
 #include "two_host.h"
-#include "kselftest_harness.h"
+#include "rds_harness.h"
 
 #define PORT_BASE	7100
 #define WAIT_MS		30000

@@ -28,7 +28,7 @@
 
 #define TWO_HOST_NAME	"ib_sizes_test"
 #include "two_host.h"
-#include "kselftest_harness.h"
+#include "rds_harness.h"
 
 #define PORT		4000
 #define MAX_MSG		(1 << 20)

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "rds_test.h"
-#include "kselftest_harness.h"
+#include "rds_harness.h"
 
 static uint64_t counter(int fd, const char *name)
 {

@@ -36,7 +36,7 @@
 #include <sys/uio.h>
 
 #include "rds_test.h"
-#include "kselftest_harness.h"
+#include "rds_harness.h"
 
 #define PARAMS		"/sys/module/rds/parameters/"
 #define LIVE		PARAMS "messages_live"

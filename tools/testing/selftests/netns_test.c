@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 
 #include "rds_test.h"
-#include "kselftest_harness.h"
+#include "rds_harness.h"
 
 static int socket_count(int fd, int type, size_t each)
 {

@@ -9,7 +9,7 @@
 #include <sys/time.h>
 
 #include "rds_test.h"
-#include "kselftest_harness.h"
+#include "rds_harness.h"
 
 #ifndef SO_TIMESTAMP_OLD
 #define SO_TIMESTAMP_OLD 29

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "rds_test.h"
-#include "kselftest_harness.h"
+#include "rds_harness.h"
 
 static long sysctl_get(const char *name)
 {

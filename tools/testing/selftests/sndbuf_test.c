@@ -16,7 +16,7 @@
 #include <sys/time.h>
 
 #include "rds_test.h"
-#include "kselftest_harness.h"
+#include "rds_harness.h"
 
 #define HOLD	"/sys/module/rds/parameters/loop_hold_acks"
 #define MSG	1024
