@@ -228,13 +228,8 @@ static int rds_mr_create(struct rds_sock *rs, const struct rds_get_mr_args *args
 	return 0;
 
 err_unregister:
-	/* Registered, the region may be referenced by the device's flush
-	 * (a device going away): both references go, the last one releases
-	 * it (rds_mr_release() invalidates, unpins and unaccounts).
-	 */
-	rds_mr_put(mr);
-	rds_mr_put(mr);
-	return ret;
+	trans->mr_invalidate(mr);
+	trans->mr_free(mr);
 err_unpin:
 	mmdrop(mr->r_mm);
 	unpin_user_pages(mr->r_pages, n);
