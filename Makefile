@@ -109,7 +109,8 @@ rdma-stress: rds-stress
 		--plan $(T)/vm/rdma-stress.tests
 
 # The wire peer's conformance, hostile-input and short fuzz tests (make
-# check runs them on every kernel series; about 6 min each under TCG).
+# check runs them on the default kernel series; about 6 min under TCG;
+# KVER=... picks another).
 wire-peer:
 	@$(T)/deps.sh --quiet
 	$(MAKE) -C tools/testing/peer

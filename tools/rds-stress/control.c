@@ -83,13 +83,20 @@ int ctl_listen(const struct options *o)
 	return fd;
 }
 
+volatile sig_atomic_t stress_signals;
+
+int stress_interrupted(void)
+{
+	return stress_signals != 0;
+}
+
 int ctl_accept(int lfd)
 {
 	int fd, one = 1;
 
 	do {
 		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	} while (fd < 0 && errno == EINTR);
+	} while (fd < 0 && errno == EINTR && !stress_interrupted());
 	if (fd < 0) {
 		fprintf(stderr, "rds-stress: accepting the control connection: %s\n",
 			strerror(errno));
@@ -188,7 +195,7 @@ static int read_all(int fd, void *buf, size_t len)
 	while (len) {
 		ssize_t n = recv(fd, p, len, 0);
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR && !stress_interrupted())
 			continue;
 		if (n < 0)
 			return -1;

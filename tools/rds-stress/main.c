@@ -27,12 +27,10 @@
 
 #define RESULT_TIMEOUT_MS	20000
 
-static volatile sig_atomic_t got_signal;
-
 static void on_signal(int sig)
 {
 	(void)sig;
-	got_signal++;
+	stress_signals++;
 }
 
 static int open_tasks(struct run *r)
@@ -261,13 +259,13 @@ static int run_loop(struct run *r, int cfd)
 		if (r->failed)
 			break;
 		now = now_ns();
-		if (got_signal > 1) {
+		if (stress_signals > 1) {
 			run_fail(r, "interrupted twice: giving up");
 			break;
 		}
-		if ((got_signal && !handled_sig) ||
+		if ((stress_signals && !handled_sig) ||
 		    (stop_at && now >= stop_at && !r->stopping)) {
-			handled_sig = got_signal != 0;
+			handled_sig = stress_signals != 0;
 			if (!r->stopping) {
 				stop_ns = now;
 				__atomic_store_n(&r->stopping, 1,

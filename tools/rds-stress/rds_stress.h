@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stddef.h>
 #include <pthread.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <linux/rds.h>
 
@@ -257,6 +258,11 @@ enum ctl_type {
 	CTL_ABORT,
 };
 int ctl_listen(const struct options *o);
+/* Signals (SIGINT, SIGTERM) received; once one came, blocking waits of
+ * the control connection give up instead of restarting.
+ */
+extern volatile sig_atomic_t stress_signals;
+int stress_interrupted(void);
 int ctl_accept(int lfd);
 int ctl_connect(const struct options *o);
 int ctl_send(int fd, int type, const void *buf, uint32_t len);

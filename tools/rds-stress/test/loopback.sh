@@ -126,6 +126,32 @@ expect "slow-reader: paused every second" test "$(jnum p slow_pauses)" -ge 3
 expect "slow-reader: counts agree" \
 	test "$(jnum a tx_req)" = "$(jnum p rx_req)" -a "$(jnum a rx_req)" -gt 0
 
+# A passive side whose peer never comes (it failed to start) ends on
+# SIGTERM, as "timeout" in the tests expects: it used to restart its
+# accept() for ever.
+port=$((port + 100))
+LD_PRELOAD=$shim "$stress" -r 127.0.0.1 -p $port > "$tmp/p" 2>&1 &
+pid=$!
+for i in $(seq 50); do
+	ss -Hltn "sport = :$port" | grep -q . && break
+	sleep 0.1
+done
+kill -TERM $pid
+for i in $(seq 50); do
+	kill -0 $pid 2> /dev/null || break
+	sleep 0.1
+done
+if kill -0 $pid 2> /dev/null; then
+	kill -KILL $pid
+	alive=1
+else
+	alive=0
+fi
+wait $pid
+rc=$?
+expect "passive without a peer: SIGTERM ends it within 5 s (exit $rc)" \
+	test $alive = 0 -a $rc = 1
+
 "$stress" -q 1 > /dev/null 2>&1
 rc=$?
 expect "usage exits 2 ($rc)" test $rc = 2

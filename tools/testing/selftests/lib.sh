@@ -139,6 +139,12 @@ tcp_listening() {
 	[ -n "$(ss -Hltn "sport = :$1")" ]
 }
 
+# tcp_connected PORT: a TCP connection to this host's PORT is established
+# (an rds-stress pair on PORT has its control connection).
+tcp_connected() {
+	[ -n "$(ss -Htn state established "sport = :$1")" ]
+}
+
 # stress_passive_up NAME PORT: the passive rds-stress of this host listens
 # on its control port PORT (or 30 s passed), then barrier NAME-up.  The
 # active side connects once, with no retry: a refused connection is a
@@ -161,7 +167,7 @@ stress_pair() {
 	while [ "$1" != -- ]; do env+=("$1"); shift; done
 	shift
 	if [ "$RDS_HOST" = 1 ]; then
-		timeout "$tmo" "$stress" -r "$RDS_ADDR" -p "$port" \
+		timeout -k 10 "$tmo" "$stress" -r "$RDS_ADDR" -p "$port" \
 			--json "$js" > "$out" 2>&1 &
 		pid=$!
 		stress_passive_up "$name" "$port"
@@ -169,7 +175,7 @@ stress_pair() {
 		stress_rc=$?
 	else
 		barrier "$name-up" 60
-		env "${env[@]}" timeout "$tmo" "$stress" -r "$RDS_ADDR" \
+		env "${env[@]}" timeout -k 10 "$tmo" "$stress" -r "$RDS_ADDR" \
 			-s "$RDS_PEER" -p "$port" \
 			--json "$js" "$@" > "$out" 2>&1
 		stress_rc=$?

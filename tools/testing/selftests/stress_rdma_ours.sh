@@ -164,9 +164,12 @@ done
 # resends those ACKs with new ops, and both sides still verify every byte
 # and agree on every count.
 c0=$(ib_counter connects)
+# The cutter waits for the pair's control connection, not for the barrier
+# "cut-up": its own arrival there would let host 2 start before host 1's
+# passive side listens.
 if [ "$RDS_HOST" = 1 ]; then
-	( barrier "cut-up" 60 && sleep 5 && host_request link off &&
-	  sleep 6 && host_request link on ) &
+	( wait_for 90 tcp_connected $port && sleep 5 &&
+	  host_request link off && sleep 6 && host_request link on ) &
 	cutter=$!
 fi
 run "cut" $port 30 -t 2 -d 8 -D 16K -I 4 -M 0
