@@ -138,10 +138,12 @@ stress-4k: rds-stress
 
 # The VM suites on a debug kernel built from Debian's sources (KASAN,
 # lockdep, kmemleak, UBSAN, DEBUG_OBJECTS, fault injection): SERIES=6.1 or
-# 6.12 (default), PLAN=all (default) or quick.  Builds the kernel once.
+# 6.12 (default), PLAN=all (default), quick, rdma or TOPO:FILE; NONEG=1
+# leaves out the oracles' negative controls.  Builds the kernel once.
 check-debug:
 	@$(T)/deps.sh --quiet
-	@$(T)/check-debug.sh --series "$${SERIES:-6.12}" --plan "$${PLAN:-all}"
+	@$(T)/check-debug.sh --series "$${SERIES:-6.12}" --plan "$${PLAN:-all}" \
+		$$([ "$${NONEG:-0}" = 1 ] && echo --no-neg)
 
 clean:
 	-@$(KVER_SH); $(MAKE) -C /lib/modules/$$k/build M=$(TOP) clean

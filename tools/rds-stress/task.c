@@ -845,19 +845,27 @@ static uint64_t slow_pause(struct task *t, uint64_t now)
 	return ms - in;
 }
 
-/* Flows fi of socket k that met EAGAIN this round wait for POLLOUT. */
+/* Flows fi of socket k that met EAGAIN this round wait for POLLOUT.
+ * Returns 1 if this kind found a send buffer full (met EAGAIN, or had a
+ * message to send on a socket already marked full), 0, or -1 (run
+ * failed).
+ */
 static int send_flows(struct task *t, unsigned int start, int acks,
 		      uint8_t *wout)
 {
 	struct run *r = t->run;
 	unsigned int nf = r->o.tasks * r->o.sockets, n = r->o.tasks, i, j;
-	int rc = 0;
+	int rc = 0, full = 0;
 
 	for (i = 0; i < nf; i++) {
 		struct flow *f = &t->flows[j = (start + i) % nf];
 
-		if (wout[j / n])
+		if (wout[j / n]) {
+			if (!f->congested &&
+			    (acks ? f->ackq_len != 0 : window_open(r, f)))
+				full = 1;
 			continue;
+		}
 		while (!f->congested &&
 		       (acks ? f->ackq_len != 0 : window_open(r, f))) {
 			rc = acks ? send_ack(t, j) : send_req(t, j);
@@ -867,6 +875,7 @@ static int send_flows(struct task *t, unsigned int start, int acks,
 			}
 			if (rc == -EAGAIN) {
 				wout[j / n] = 1;
+				full = 1;
 				rc = 0;
 				break;
 			}
@@ -879,7 +888,7 @@ static int send_flows(struct task *t, unsigned int start, int acks,
 				return rc;
 		}
 	}
-	return 0;
+	return full;
 }
 
 void *task_main(void *arg)
@@ -888,8 +897,8 @@ void *task_main(void *arg)
 	struct run *r = t->run;
 	unsigned int ns = r->o.sockets, nf = r->o.tasks * ns, j, k, i;
 	unsigned int start = t->idx % nf;
-	int sends_reqs = !r->o.one_way || r->o.active;
-	uint8_t wout[MAX_SOCKETS];
+	int sends_reqs = !r->o.one_way || r->o.active, reqs_first = 0, reqs, rq;
+	uint8_t wout[MAX_SOCKETS], wreq[MAX_SOCKETS];
 	struct pollfd p[MAX_SOCKETS];
 	int rc = 0;
 
@@ -927,12 +936,33 @@ void *task_main(void *arg)
 			}
 		}
 
-		/* Acks first: they free the peer's window. */
-		if (send_flows(t, start, 1, wout) < 0)
-			break;
+		/* Acks first (they free the peer's window), unless requests
+		 * found the send buffer full last round: then they go first,
+		 * or acks would take every byte the buffer frees and our own
+		 * requests would starve (an ack carrying an RDMA op charges
+		 * its pages, so a few fill the buffer).  Requests are held
+		 * by the window: they cannot starve the acks in turn.
+		 */
 		stopping = __atomic_load_n(&r->stopping, __ATOMIC_ACQUIRE);
-		if (sends_reqs && !stopping && send_flows(t, start, 0, wout) < 0)
-			break;
+		reqs = sends_reqs && !stopping;
+		if (reqs && reqs_first) {
+			/* A request's EAGAIN may be the MR pool's, not the
+			 * buffer's: it must not keep the acks from trying.
+			 */
+			memset(wreq, 0, ns);
+			rq = send_flows(t, start, 0, wreq);
+			if (rq < 0 || send_flows(t, start, 1, wout) < 0)
+				break;
+			for (k = 0; k < ns; k++)
+				wout[k] |= wreq[k];
+		} else {
+			if (send_flows(t, start, 1, wout) < 0)
+				break;
+			rq = reqs ? send_flows(t, start, 0, wout) : 0;
+			if (rq < 0)
+				break;
+		}
+		reqs_first = rq > 0;
 		rc = 0;
 		start = (start + 1) % nf;
 
