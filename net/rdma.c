@@ -98,6 +98,20 @@ void rds_mr_put(struct rds_mr *mr)
 		queue_work(rds_mr_wq, &mr->r_free_work);
 }
 
+/* A put from process context that frees the region: its last put releases
+ * it here, so that the pages are unpinned and uncharged from
+ * RLIMIT_MEMLOCK when RDS_FREE_MR (or close) returns, and a registration
+ * right after it is charged against what is really pinned.  A put that is
+ * not the last (an op in flight still holds the region) leaves the
+ * release to whoever puts last.
+ */
+static void rds_mr_put_sync(struct rds_mr *mr)
+{
+	might_sleep();
+	if (refcount_dec_and_test(&mr->r_refcount))
+		rds_mr_release(&mr->r_free_work);
+}
+
 static struct rds_mr *rds_mr_find(struct rds_sock *rs, u32 key)
 {
 	struct rb_node *n = rs->rs_mr_tree.rb_node;
@@ -242,7 +256,8 @@ err_free:
 }
 
 /* Free the region of key (all of rs's with key 0): its key stops working
- * before this returns.  -EINVAL if rs has no such region.
+ * before this returns, and its pages are unpinned unless an op in flight
+ * still holds it.  Process context.  -EINVAL if rs has no such region.
  */
 static int rds_mr_free_key(struct rds_sock *rs, u32 key, bool all)
 {
@@ -265,7 +280,7 @@ static int rds_mr_free_key(struct rds_sock *rs, u32 key, bool all)
 
 		mr->r_trans->mr_invalidate(mr);
 		while (refs--)
-			rds_mr_put(mr);
+			rds_mr_put_sync(mr);
 		if (!all)
 			return 0;
 	}
