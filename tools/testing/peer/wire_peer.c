@@ -244,6 +244,33 @@ static int wait_acked(struct peer *p, u64 seq, int tmo_ms)
 	return 0;
 }
 
+static bool sync_with(struct peer *p, const char *name);
+
+/* A packed frame the module's own sender never makes but must take: two
+ * messages (pattern idx and idx + 1) in one 8 KiB receive buffer, the
+ * first longer than a page.
+ */
+#define BIG_PACK_FIRST	5000
+#define BIG_PACK_SECOND	2000
+
+static int send_big_packed(struct peer *p, u32 idx)
+{
+	static u8 frame[BIG_PACK_FIRST + RDS_IB_HDR_LEN + BIG_PACK_SECOND];
+	struct rds_header h, in;
+
+	_Static_assert(sizeof(frame) <= 2 * PEER_FRAG, "one 8 KiB buffer");
+	peer_hdr_fill(p, &h, p->tx_next++, BIG_PACK_FIRST, 7001, dport,
+		      RDS_IB_FLAG_PACK);
+	fill(frame, idx, BIG_PACK_FIRST);
+	peer_hdr_fill(p, &in, p->tx_next++, BIG_PACK_SECOND, 7001, dport, 0);
+	in.h_ack = 0;
+	in.h_csum = peer_csum(&in);
+	memcpy(frame + BIG_PACK_FIRST, &in, sizeof(in));
+	fill(frame + BIG_PACK_FIRST + sizeof(in), idx + 1, BIG_PACK_SECOND);
+	p->st.tx_msgs += 2;
+	return peer_send_data(p, &h, frame, sizeof(frame), 30000);
+}
+
 static int t_tx(void)
 {
 	static u8 buf[PEER_MAX_MSG];
@@ -286,6 +313,27 @@ static int t_tx(void)
 		idx += j;
 	}
 	check(ok, "packed frames of 2, 3 and 4 messages sent");
+	/* 2b. packed frames of 8 KiB buffers: a first message longer than a
+	 * page; the second such frame after host 1 armed fault_nth, so the
+	 * module finds no page to refill its buffer and copies the messages
+	 * out (issue 15, lead 2: that copy once wrote past the first page).
+	 */
+	for (j = 0; j < 2; j++) {
+		/* Everything before taken by the module (acknowledged), so
+		 * the armed failure can only hit this frame's refill.
+		 */
+		if (j && (peer_send_drain(&p, 30000) ||
+			  wait_acked(&p, p.tx_next - 1, 30000)))
+			ok = 0;
+		if (j && !sync_with(&p, "tx.arm"))
+			ok = 0;
+		if (j && !sync_with(&p, "tx.armed"))
+			ok = 0;
+		ok &= !send_big_packed(&p, idx);
+		idx += 2;
+	}
+	check(ok, "packed frames of %u + %u bytes sent, the second one copied",
+	      BIG_PACK_FIRST, BIG_PACK_SECOND);
 	ok = !peer_send_drain(&p, 30000) &&
 	     !wait_acked(&p, p.tx_next - 1, 30000);
 	check(ok, "the module acknowledged them all (ACK %llu)",

@@ -12,7 +12,10 @@
 #           sends the rest once credits come back;
 #  tx       the peer sends the boundary sizes fragmented, packed frames,
 #           a burst of 200 small messages, sequence numbers across the
-#           64-bit wrap and 4 duplicates flagged RETRANSMITTED: host 1
+#           64-bit wrap and 4 duplicates flagged RETRANSMITTED, and two
+#           packed frames of a 5000- and a 2000-byte message, the second
+#           copied out of the receive buffer under an injected refill
+#           failure (issue 15, lead 2): host 1
 #           receives each once, intact, in order; the duplicates are
 #           dropped and counted (recv_drop_old_seq); the burst's ACKs are
 #           grouped;
@@ -98,12 +101,22 @@ if [ "$RDS_HOST" = 1 ]; then
 	rpid=$!
 	wait_for 30 grep -q '^# bound' /tmp/host.tx
 	barrier tx.bound 180
+	# The peer's second big packed frame comes after these: the next
+	# allocation that may fail (the buffer's refill page) fails.
+	barrier tx.arm 600
+	mark=$(dmesg | wc -l)
+	echo 1 > /sys/module/rds/parameters/fault_nth
+	barrier tx.armed 60
 	barrier tx.done 600
+	echo 0 > /sys/module/rds/parameters/fault_nth
 	wait $rpid
 	rc=$?
 	cat /tmp/host.tx
 	check "tx: host 1 received every message once, intact, in order (exit $rc)" \
 		test $rc = 0
+	check "tx: the big packed frame found no refill page: copied (rx_copies +$(delta rx_copies))" \
+		test "$(delta rx_copies)" -ge 1
+	dmesg | tail -n +"$((mark + 1))" | grep 'fault injected' | sed 's/^/# /'
 	dup=$(( $($hostpy counter recv_drop_old_seq) - old ))
 	check "tx: the 4 duplicates dropped and counted (recv_drop_old_seq +$dup)" \
 		test "$dup" = 4

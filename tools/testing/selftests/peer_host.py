@@ -119,6 +119,11 @@ def tx_schedule(sizes, count):
         for i in range(j):
             out.append((idx + i, 1 + (i * 97 + j * 13) % 600))
         idx += j
+    # Two packed frames of a 5000- and a 2000-byte message (the second
+    # copied out of the receive buffer under an injected fault).
+    for j in range(2):
+        out += [(idx, 5000), (idx + 1, 2000)]
+        idx += 2
     for i in range(count):
         out.append((idx, 64))
         idx += 1

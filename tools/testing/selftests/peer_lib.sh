@@ -74,7 +74,8 @@ declare -A base
 snap() {
 	local k
 	for k in tx_frames rx_frames tx_ctrl tx_acks credit_waits rnr \
-		 bad_frames resets connects rx_nomem stale_rx cong_sent cong_recv; do
+		 bad_frames resets connects rx_nomem stale_rx cong_sent cong_recv \
+		 rx_copies; do
 		base[$k]=$(ib_counter $k)
 	done
 }
