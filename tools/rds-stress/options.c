@@ -18,7 +18,7 @@ enum {
 	OPT_SHOW_PARAMS, OPT_SHOW_PERFDATA, OPT_SHOW_HISTOGRAM, OPT_JSON,
 	OPT_CONNECT_RETRIES, OPT_CONG_MONITOR, OPT_NO_VERIFY, OPT_TRANSPORT,
 	OPT_SNDBUF, OPT_RCVBUF, OPT_SIZES, OPT_SIZE_MIX, OPT_SHOW_SIZES,
-	OPT_SOCKETS, OPT_SLOW_READER, OPT_DRAIN_TIMEOUT,
+	OPT_SOCKETS, OPT_SLOW_READER, OPT_DRAIN_TIMEOUT, OPT_ENOMEM_RETRY,
 };
 
 static const struct option longopts[] = {
@@ -56,6 +56,7 @@ static const struct option longopts[] = {
 	{ "sockets",		required_argument, NULL, OPT_SOCKETS },
 	{ "slow-reader",	required_argument, NULL, OPT_SLOW_READER },
 	{ "drain-timeout",	required_argument, NULL, OPT_DRAIN_TIMEOUT },
+	{ "enomem-retry",	no_argument,	   NULL, OPT_ENOMEM_RETRY },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -106,6 +107,8 @@ static void usage(FILE *f)
 "                           second: receive queues fill up and drain (0)\n"
 "      --drain-timeout S    after the run, how long the last requests may\n"
 "                           take to be acked, both sides (30)\n"
+"      --enomem-retry       a send that fails ENOMEM is counted and tried\n"
+"                           again (allocation-failure injection tests)\n"
 "\n"
 "Exit status: 0 success, 1 runtime or verification failure, 2 usage.\n",
 		HDR_BYTES);
@@ -413,6 +416,9 @@ int options_parse(struct options *o, int argc, char **argv)
 				BAD("--slow-reader %s: milliseconds of each second, 0-999",
 				    optarg);
 			break;
+		case OPT_ENOMEM_RETRY:
+			o->enomem_retry = 1;
+			break;
 		case OPT_DRAIN_TIMEOUT:
 			if (parse_u32(optarg, &o->drain_s, 86400) || !o->drain_s)
 				BAD("--drain-timeout %s: seconds, 1-86400", optarg);
@@ -524,9 +530,11 @@ int options_to_text(const struct options *o, const struct in_addr *addr,
 	if (n < 0 || (size_t)n >= len)
 		return -1;
 	m = snprintf(buf + n, len - n,
-		     "sockets=%u\nslow=%u\nmix=%d\nseed=%llu\ndrain=%u\n",
+		     "sockets=%u\nslow=%u\nmix=%d\nseed=%llu\ndrain=%u\n"
+		     "enomem=%d\n",
 		     o->sockets, o->slow_ms, o->size_mix,
-		     (unsigned long long)o->mix_seed, o->drain_s);
+		     (unsigned long long)o->mix_seed, o->drain_s,
+		     o->enomem_retry);
 	if (m < 0 || (size_t)(n += m) >= len)
 		return -1;
 	for (i = 0; i < o->nsizes; i++) {
@@ -616,6 +624,8 @@ int options_from_text(struct options *o, struct in_addr *addr,
 			o->mix_seed = v;
 		else if (!strcmp(key, "drain"))
 			o->drain_s = v;
+		else if (!strcmp(key, "enomem"))
+			o->enomem_retry = !!v;
 		else
 			return -1;
 	}

@@ -65,6 +65,7 @@ struct options {
 	uint32_t nmix;
 	uint32_t show_sizes;	/* print this many sizes of flow 0->0, exit */
 	uint32_t drain_s;	/* after STOP, how long every REQ may take */
+	int enomem_retry;	/* ENOMEM from sendmsg: count, try again */
 
 	uint32_t rdma_bytes;
 	uint32_t rdma_buffers;
@@ -146,7 +147,7 @@ struct stats {
 	uint64_t tx_bytes, rx_bytes;
 	uint64_t send_calls, send_ns;
 	uint64_t rtt_n, rtt_ns;
-	uint64_t eagain, enobufs, cong_updates, cong_timeouts;
+	uint64_t eagain, enobufs, enomem, cong_updates, cong_timeouts;
 	uint64_t mbi, mbo, rdma_ops, rdma_eagain, rdma_getmr_eagain;
 	uint64_t rdma_dropped;	/* ACK + op dropped by RDS (reconnect): resent */
 	uint64_t acks_overtaking;	/* ACKs past one dropped and resent */

@@ -17,7 +17,7 @@ static const char header[] =
 struct snap {
 	uint64_t tx_req, rx_req, tx_ack, rx_ack, tx_bytes, rx_bytes;
 	uint64_t send_calls, send_ns, rtt_n, rtt_ns;
-	uint64_t eagain, enobufs, cong_updates, cong_timeouts;
+	uint64_t eagain, enobufs, enomem, cong_updates, cong_timeouts;
 	uint64_t mbi, mbo, rdma_ops, rdma_eagain, rdma_getmr_eagain;
 	uint64_t rdma_dropped, acks_overtaking;
 	uint64_t rx_zero, rx_short, rx_max, tx_max, slow_pauses;
@@ -57,6 +57,7 @@ static void take(const struct run *r, struct snap *s)
 		s->rtt_ns += LD(st->rtt_ns);
 		s->eagain += LD(st->eagain);
 		s->enobufs += LD(st->enobufs);
+		s->enomem += LD(st->enomem);
 		s->cong_updates += LD(st->cong_updates);
 		s->cong_timeouts += LD(st->cong_timeouts);
 		s->mbi += LD(st->mbi);
@@ -284,9 +285,10 @@ void report_final(struct run *r, double secs, const char *result)
 		(unsigned long long)tot.rx_max, (unsigned long long)tot.tx_max,
 		r->o.slow_ms, (unsigned long long)tot.slow_pauses,
 		r->o.eff_sndbuf, r->o.eff_rcvbuf);
-	fprintf(f, "  \"errors\": { \"failed\": %d, \"eagain\": %llu, \"enobufs\": %llu, \"cong_updates\": %llu, \"cong_update_timeouts\": %llu }",
+	fprintf(f, "  \"errors\": { \"failed\": %d, \"eagain\": %llu, \"enobufs\": %llu, \"enomem\": %llu, \"cong_updates\": %llu, \"cong_update_timeouts\": %llu }",
 		r->failed ? 1 : 0, (unsigned long long)tot.eagain,
 		(unsigned long long)tot.enobufs,
+		(unsigned long long)tot.enomem,
 		(unsigned long long)tot.cong_updates,
 		(unsigned long long)tot.cong_timeouts);
 	if (r->failed) {

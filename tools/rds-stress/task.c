@@ -287,6 +287,10 @@ static int do_send_ctl(struct task *t, unsigned int j, const uint8_t *buf,
 	}
 	if (e == EINTR)
 		return -EAGAIN;
+	if (e == ENOMEM && r->o.enomem_retry) {
+		ST_ADD(t, enomem, 1);
+		return -EAGAIN;
+	}
 	if (ctllen && (e == EOPNOTSUPP || e == ENOPROTOOPT)) {
 		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
 

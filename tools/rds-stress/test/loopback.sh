@@ -53,6 +53,15 @@ run dup 1 'seq 10 was already received: a duplicate' RDS_STRESS_CORRUPT=dup \
 run reorder 1 'reordered: seq 10 arrived after seq 11' \
 	RDS_STRESS_CORRUPT=reorder -- -d 4 -T 3
 
+# Sends that fail ENOMEM (every 7th of each side): the run fails, unless
+# --enomem-retry (which the passive side takes from the active) counts
+# and retries them.
+# (RDS_SHIM_ENOMEM is in both sides' environment.)
+RDS_SHIM_ENOMEM=7 run enomem 1 'sendmsg of .*Cannot allocate memory' -- \
+	-t 1 -d 2 -T 2
+RDS_SHIM_ENOMEM=7 run enomem-retry 0 '(average)$' -- -t 1 -d 2 -T 2 \
+	--enomem-retry
+
 # jnum a|p KEY: a number of the active's / passive's JSON summary.
 jnum() {
 	grep -o "\"$2\": [0-9]*" "$tmp/$1.json" 2>/dev/null | head -n 1 |
@@ -71,6 +80,9 @@ expect() {
 		fails=$((fails + 1))
 	fi
 }
+
+expect "enomem-retry: both sides counted ENOMEM and went on" \
+	test "$(jnum a enomem)" -gt 0 -a "$(jnum p enomem)" -gt 0
 
 # Shapes: every boundary size from 0 to 1 MiB, both ways, verified.
 run sizes 0 '(average)$' -- -t 2 -d 2 -T 2 \

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -106,6 +107,20 @@ int bind(int fd, const struct sockaddr *sa, socklen_t len)
 	return real_bind(fd, (struct sockaddr *)&un, len);
 }
 
+/* RDS_SHIM_ENOMEM=N: every Nth send of ours fails ENOMEM. */
+static int shim_enomem(void)
+{
+	static __thread unsigned long calls;
+	static long every = -1;
+
+	if (every < 0) {
+		const char *e = getenv("RDS_SHIM_ENOMEM");
+
+		every = e ? strtol(e, NULL, 10) : 0;
+	}
+	return every > 0 && ++calls % every == 0;
+}
+
 ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	struct sockaddr_un un;
@@ -117,6 +132,10 @@ ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 	if (!is_ours(fd) || !msg->msg_name ||
 	    msg->msg_namelen < sizeof(struct sockaddr_in))
 		return real_sendmsg(fd, msg, flags);
+	if (shim_enomem()) {
+		errno = ENOMEM;	/* RDS_SHIM_ENOMEM: as a kernel out of memory */
+		return -1;
+	}
 	m = *msg;
 	m.msg_name = &un;
 	m.msg_namelen = to_un(msg->msg_name, &un);
