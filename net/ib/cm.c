@@ -181,7 +181,7 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
  * pair stops the receive side at once and hands the rest to i_down_work
  * (rds_ib_conn_error() takes i_lock, a BH lock).
  */
-static void rds_ib_qp_event(struct ib_event *event, void *context)
+void rds_ib_qp_event(struct ib_event *event, void *context)
 {
 	struct rds_ib_conn *ic = context;
 	struct ib_qp *qp = event->element.qp;
