@@ -122,7 +122,18 @@ NFS_FS=n
 EOF
 }
 
-stamp=$(opts | sha256sum | cut -c1-16)
+# 6.1 offers no stack-trace filter for fault injection on x86_64 ("depends
+# on !X86_64", lifted in 6.2): the allocation-failure test (fault_alloc)
+# skips there.
+series_opts() {
+	if [ "$series" = 6.1 ]; then
+		opts | grep -v '^FAULT_INJECTION_STACKTRACE_FILTER='
+	else
+		opts
+	fi
+}
+
+stamp=$(series_opts | sha256sum | cut -c1-16)
 if [ -f "$work/kver" ] && [ "$(cat "$work/stamp" 2>/dev/null)" = "$stamp" ] &&
    [ -e "/boot/vmlinuz-$(cat "$work/kver")" ] &&
    [ -d "/lib/modules/$(cat "$work/kver")/kernel" ]; then
@@ -158,7 +169,7 @@ while IFS= read -r line; do
 	\"*) args+=(--set-str "$name" "${val//\"/}") ;;
 	*) args+=(--set-val "$name" "$val") ;;
 	esac
-done < <(opts)
+done < <(series_opts)
 scripts/config "${args[@]}"
 make olddefconfig >> "$log" 2>&1
 # Re-apply once: olddefconfig may have needed a dependency set first.
@@ -175,7 +186,7 @@ while IFS= read -r line; do
 	*) grep -qx "CONFIG_$name=$val" .config ||
 		{ echo "debug-kernel: CONFIG_$name=$val did not take: $(grep "CONFIG_$name[= ]" .config)" >&2; bad=1; } ;;
 	esac
-done < <(opts | grep -vE '^(LOCALVERSION|DEBUG_INFO_DWARF|KASAN_OUTLINE|LIBCRC32C|CRC32|CRYPTO_CRC32|NET_UDP_TUNNEL|DEBUG_LOCKDEP|UBSAN_ALIGNMENT|UBSAN_SHIFT|UBSAN_DIV_ZERO|UBSAN_BOOL|UBSAN_ENUM|PANIC_ON_OOPS|UBSAN_SANITIZE_ALL)=')
+done < <(series_opts | grep -vE '^(LOCALVERSION|DEBUG_INFO_DWARF|KASAN_OUTLINE|LIBCRC32C|CRC32|CRYPTO_CRC32|NET_UDP_TUNNEL|DEBUG_LOCKDEP|UBSAN_ALIGNMENT|UBSAN_SHIFT|UBSAN_DIV_ZERO|UBSAN_BOOL|UBSAN_ENUM|PANIC_ON_OOPS|UBSAN_SANITIZE_ALL)=')
 [ $bad = 0 ] || exit 1
 
 echo "debug-kernel: building $series with $jobs jobs" >&2

@@ -67,7 +67,11 @@ fi
 res=$top/build/results/neg-controls-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$res"
 # Short plans: the load, and what the oracle needs.
-printf '%s\n' "load 60" "rxe 60" "stress_4k 600" "unload 120" > "$res/cheap.tests"
+# 15 s of load: lost and dup strike every 100th message, pageleak leaks
+# a page a message (about 9000 of each in 15 s, against the unload
+# check's 1% of MemTotal, about 2400 pages).
+printf '%s\n' "load 60" "rxe 60" "stress_4k 600 STRESS_4K_SECS=15" "unload 120" \
+	> "$res/cheap.tests"
 printf '%s\n' "load 60" "kmemleak 600" "unload 120" > "$res/debug.tests"
 
 n=0 pass=0 fail=0 skip=0
@@ -91,8 +95,10 @@ debug_kver() {
 	[ -n "$k" ] || return 1
 	echo "${k#/boot/vmlinuz-}"
 }
-[ -n "$kver" ] || case $set in debug) ;; *) kver=$($T/kver.sh) || exit 1 ;; esac
+# (Before the default kernel is picked: --all's debug controls take the
+# newest debug kernel, not the default one.)
 dkver=$(debug_kver) || dkver=
+[ -n "$kver" ] || case $set in debug) ;; *) kver=$($T/kver.sh) || exit 1 ;; esac
 
 # Where the oracle must have spoken: an ERE over the files of a run.
 oracle() {	# oracle KIND -> "FILES-GLOB<TAB>ERE"
