@@ -138,7 +138,7 @@ stress-4k: rds-stress
 
 # The VM suites on a debug kernel built from Debian's sources (KASAN,
 # lockdep, kmemleak, UBSAN, DEBUG_OBJECTS, fault injection): SERIES=6.1 or
-# 6.12 (default), PLAN=all (default), quick, rdma or TOPO:FILE; NONEG=1
+# 6.12 (default), PLAN=all (default), quick, rdma, faults or TOPO:FILE; NONEG=1
 # leaves out the oracles' negative controls.  Builds the kernel once.
 check-debug:
 	@$(T)/deps.sh --quiet

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check-debug.sh [--series 6.12|6.1] [--plan all|quick|rdma|TOPO:FILE]
+# check-debug.sh [--series 6.12|6.1] [--plan all|quick|rdma|faults|TOPO:FILE]
 #                [--scale N] [--no-neg]
 #
 # The VM suites on a debug kernel (tools/testing/debug-kernel.sh: KASAN,
@@ -13,7 +13,10 @@
 # the test it came in (run-tests' kernel log check).  Ends with
 # "N passed, N failed, N skipped" over every plan.  Plans: all (every
 # suite), quick (the crash shape and kmemleak), rdma (the RDMA tests of
-# the two-host suite), or one plan file with its topology (two:FILE).
+# the two-host suite), faults (allocation failures injected under load:
+# fault_alloc; not in "all" until it injects on two hosts, see
+# Documentation/testing.md), or one plan file with its topology
+# (two:FILE).
 # --no-neg leaves out the oracles' negative controls (a verdict on one
 # change, not on the oracles).
 set -u
@@ -48,18 +51,22 @@ rdma=$res/rdma.tests
 printf '%s\n' "load 60" "rxe 60" "ib_rdma_fault_test 600" "ib_rdma_test 900" \
 	"ib_rdma_file_test 300" "kmemleak 600" "unload 120" \
 	"kmemleak_final 600" > "$rdma"
+faults=$res/faults.tests
+printf '%s\n' "load 60" "rxe 60" "fault_alloc 900" "kmemleak 600" \
+	"unload 120" "kmemleak_final 600" > "$faults"
 sel=tools/testing/selftests
 vm=tools/testing/vm
 case "$plan" in
 quick) plans=("two:$quick") ;;
 rdma) plans=("two:$rdma") ;;
+faults) plans=("two:$faults") ;;
 one:*|two:*)
 	[ -s "${plan#*:}" ] || { echo "check-debug: no plan ${plan#*:}" >&2; exit 2; }
 	plans=("$plan") ;;
 all) plans=("one:$sel/one-host.tests" "two:$sel/two-host.tests"
 	    "two:$vm/wire-peer.tests" "two:$vm/rdma-stress.tests"
 	    "two:$vm/rds-stress.tests" "two:$quick") ;;
-*) echo "check-debug: --plan all, quick, rdma or TOPO:FILE" >&2; exit 2 ;;
+*) echo "check-debug: --plan all, quick, rdma, faults or TOPO:FILE" >&2; exit 2 ;;
 esac
 
 pass=0 fail=0 skip=0 i=0

@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Allocation failures under load (issue 16, debug kernels: failslab and
+# fail_page_alloc with the stack-trace filter).  On both hosts, every slab
+# and page allocation made with the module's code on the stack (sendmsg,
+# receive refills and message allocations in softirq, connection setup
+# and teardown in its work items) fails with probability FAULT_ALLOC_PCT
+# percent (1 by default) for FAULT_ALLOC_SECS seconds (20), from 15 s into
+# a verified rds-stress run (2 tasks x 4, mixed sizes to 9000 bytes); a
+# sendmsg that fails ENOMEM is tried again (--enomem-retry).  Then the
+# injection stops
+# and the run must end clean: every message verified, none lost or
+# duplicated, failures injected on each host.  The plan's unload and
+# kmemleak tests then check that nothing stayed behind; any KASAN,
+# lockdep or WARN line fails this test (the kernel-log check).  Skipped on
+# a kernel without fault injection (Debian's own).
+. "$(dirname "$0")/lib.sh"
+
+D=/sys/kernel/debug
+pct=${FAULT_ALLOC_PCT:-1}
+win=${FAULT_ALLOC_SECS:-20}
+lead=15
+secs=$((lead + win + 15))
+port=4700
+stress=$RDS_BUILD/rds-stress/rds-stress
+out=/tmp/$RDS_TEST.out
+js=$RDS_OUT/$RDS_TEST.json
+
+[ -d $D/failslab ] || mount -t debugfs none $D 2>/dev/null
+if [ ! -w $D/failslab/probability ] || [ ! -w $D/fail_page_alloc/probability ] ||
+   [ ! -e $D/failslab/require-start ]; then
+	ksft_skip "allocation failures under load" \
+		"this kernel has no failslab/fail_page_alloc with a stack filter"
+	ksft_exit
+fi
+rds_loaded || { ksft_fail "our module is loaded"; ksft_exit; }
+[ -x "$stress" ] || { ksft_fail "rds-stress built"; ksft_exit; }
+
+# The module's code: every .text* section, where it was loaded
+# (/sys/module/rds/sections) and how long it is (the .ko's ELF headers).
+range=$(python3 - "$RDS_KO" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+shoff, = struct.unpack_from("<Q", d, 0x28)
+shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3a)
+def sh(i):
+    return struct.unpack_from("<IIQQQQIIQQ", d, shoff + i * shentsize)
+stroff = sh(shstrndx)[4]
+lo = hi = None
+for i in range(shnum):
+    name_off, _, _, _, _, size = sh(i)[:6]
+    name = d[stroff + name_off:d.index(b"\0", stroff + name_off)].decode()
+    if not name.startswith(".text") or not size:
+        continue
+    try:
+        addr = int(open("/sys/module/rds/sections/" + name).read(), 16)
+    except OSError:
+        continue
+    lo = addr if lo is None else min(lo, addr)
+    hi = addr + size if hi is None else max(hi, addr + size)
+print("0x%x 0x%x" % (lo, hi) if lo else "")
+PY
+)
+read -r start end <<< "$range"
+[ -n "$start" ] || { ksft_fail "code range of the rds module"; ksft_exit; }
+echo "# rds code at $start-$end"
+
+TIMES=1000000
+fa_set() {	# fa_set PROBABILITY: both fault attributes
+	local f
+	for f in failslab fail_page_alloc; do
+		echo "$1" > $D/$f/probability
+	done
+}
+for f in failslab fail_page_alloc; do
+	echo 0 > $D/$f/probability
+	echo 1 > $D/$f/interval
+	echo $TIMES > $D/$f/times
+	echo 0 > $D/$f/space
+	echo 1 > $D/$f/verbose	# a notice a failure, 10 per 5 s at most
+	echo 5000 > $D/$f/verbose_ratelimit_interval_ms
+	echo 10 > $D/$f/verbose_ratelimit_burst
+	echo N > $D/$f/ignore-gfp-wait
+	echo N > $D/$f/task-filter
+	echo 32 > $D/$f/stacktrace-depth
+	echo "$start" > $D/$f/require-start
+	echo "$end" > $D/$f/require-end
+done
+echo 0 > $D/fail_page_alloc/min-order	# single pages too
+trap 'fa_set 0' EXIT
+
+# The injector: $lead seconds into the load (sockets made, connection up,
+# traffic flowing), for $win seconds.  Nothing but builtins and one sleep
+# each way: a debug guest under this load runs a new process only every
+# several seconds (an injector polling a counter with tr and awk did not
+# start before the load ended).
+(
+	sleep "$lead"
+	echo "# $(date +%T) injecting: ${pct}% of the module's allocations fail for ${win}s"
+	fa_set "$pct"
+	sleep "$win"
+	fa_set 0
+	echo "# $(date +%T) injection stopped"
+) > /tmp/$RDS_TEST.inj 2>&1 &
+inj=$!
+
+echo "# $(date +%T) load starts"
+stress_pair fa "$port" "$(scaled $((secs + 240)))" "$out" "$js" -- \
+	-t 2 -d 4 -q 9000 -a 256 --size-mix random --enomem-retry \
+	-T "$secs" --drain-timeout "$(scaled 120)"
+echo "# $(date +%T) load ended"
+# The injector ends before the load does; one still waiting never began.
+if kill -0 $inj 2>/dev/null; then
+	echo "# the injector had not finished when the load ended"
+	kill $inj
+fi
+wait $inj
+inj_rc=$?
+fa_set 0
+cat /tmp/$RDS_TEST.inj
+sed 's/^/# /' "$out" | tail -n 25
+n_slab=$((TIMES - $(cat $D/failslab/times)))
+n_page=$((TIMES - $(cat $D/fail_page_alloc/times)))
+echo "# injected here: $n_slab slab and $n_page page allocation failures"
+echo "# ib_counters: $(cat /sys/module/rds/parameters/ib_counters)"
+check "the injection ran (exit $inj_rc)" test "$inj_rc" = 0
+check "allocations failed on this host ($n_slab slab, $n_page page)" \
+	test $((n_slab + n_page)) -gt 0
+check "rds-stress ($([ "$RDS_HOST" = 1 ] && echo passive || echo active)) exits 0: every message verified, none lost or duplicated" \
+	test "$stress_rc" = 0
+barrier ran "$((secs + 300))" || ksft_fail "barrier ran"
+ksft_exit
