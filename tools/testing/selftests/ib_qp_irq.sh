@@ -19,12 +19,14 @@ fi
 py=$(cat <<'PY'
 import os, socket, subprocess, sys
 me, peer, role = sys.argv[1], sys.argv[2], sys.argv[3]
+scale = int(os.environ.get("RDS_TIME_SCALE", "1"))
 def bar(name):
     subprocess.run([os.environ["RDS_TOP"] + "/tools/testing/selftests/barrier",
-                    os.environ["RDS_TEST"] + "." + name, "120"], check=True)
+                    os.environ["RDS_TEST"] + "." + name, str(120 * scale)],
+                   check=True)
 s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
 s.bind((me, 4800))
-s.settimeout(120)
+s.settimeout(120 * scale)
 bar("bound")
 for i in range(2):
     if role == "send":
@@ -40,7 +42,7 @@ for i in range(2):
 PY
 )
 if [ "$RDS_HOST" = 1 ]; then
-	timeout 300 python3 -c "$py" "$RDS_ADDR" "$RDS_PEER" send &
+	timeout "$(scaled 300)" python3 -c "$py" "$RDS_ADDR" "$RDS_PEER" send &
 	pid=$!
 	barrier first 180 || ksft_fail "barrier first"
 	resets=$(ib_counter resets)
@@ -58,7 +60,7 @@ if [ "$RDS_HOST" = 1 ]; then
 	check "the handler logged the event" test $? = 0
 else
 	check "both messages arrived, in order" \
-		timeout 300 python3 -c "$py" "$RDS_ADDR" "$RDS_PEER" recv
+		timeout "$(scaled 300)" python3 -c "$py" "$RDS_ADDR" "$RDS_PEER" recv
 fi
 barrier done 240
 echo "# ib_counters: $(cat $P/ib_counters)"
