@@ -477,6 +477,7 @@ struct rds_statistics {
 	u64	s_send_stuck_rm;
 	u64	s_send_rdma_dropped;
 	u64	s_recv_rdma_silent;
+	u64	s_recv_notice_ctrunc;
 };
 
 DECLARE_PER_CPU_SHARED_ALIGNED(struct rds_statistics, rds_stats);

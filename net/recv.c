@@ -362,6 +362,7 @@ int rds_recv_msg(struct socket *sock, struct msghdr *msg, size_t size,
 	bool nonblock = flags & MSG_DONTWAIT;
 	long timeo = sock_rcvtimeo(sk, nonblock);
 	struct rds_incoming *inc = NULL;
+	bool notice_left;
 	int ret;
 
 	if (flags & MSG_OOB)
@@ -371,12 +372,17 @@ int rds_recv_msg(struct socket *sock, struct msghdr *msg, size_t size,
 
 	for (;;) {
 		/* RDMA completion notices, then congestion notifications,
-		 * come before data.
+		 * come before data.  Notices this control buffer cannot take
+		 * (none, or too short) stay queued, and the caller is told
+		 * by MSG_CTRUNC.
 		 */
-		if (!list_empty_careful(&rs->rs_notify_queue) &&
-		    rds_rdma_notify_cmsg(rs, msg)) {
-			ret = 0;
-			break;
+		notice_left = false;
+		if (!list_empty_careful(&rs->rs_notify_queue)) {
+			if (rds_rdma_notify_cmsg(rs, msg)) {
+				ret = 0;
+				break;
+			}
+			notice_left = true;
 		}
 		if (READ_ONCE(rs->rs_cong_notify)) {
 			ret = rds_recv_cong_notify(rs, msg);
@@ -384,6 +390,15 @@ int rds_recv_msg(struct socket *sock, struct msghdr *msg, size_t size,
 		}
 
 		if (!rds_next_incoming(rs, &inc)) {
+			/* Only notices it cannot take: return, as waiting
+			 * would find the socket ready at once, forever.
+			 */
+			if (notice_left) {
+				msg->msg_flags |= MSG_CTRUNC;
+				rds_stats_inc(s_recv_notice_ctrunc);
+				ret = 0;
+				break;
+			}
 			if (nonblock) {
 				ret = -EAGAIN;
 				break;
@@ -420,6 +435,8 @@ int rds_recv_msg(struct socket *sock, struct msghdr *msg, size_t size,
 			break;
 		}
 		rds_stats_inc(s_recv_delivered);
+		if (notice_left)
+			msg->msg_flags |= MSG_CTRUNC;
 
 		if (msg->msg_name)
 			rds_recv_fill_name(rs, inc, msg);

@@ -51,6 +51,7 @@ static const char *const rds_stat_names[] = {
 	"send_stuck_rm",
 	"send_rdma_dropped",
 	"recv_rdma_silent",
+	"recv_notice_ctrunc",
 };
 
 #define RDS_STAT_COUNT	(sizeof(struct rds_statistics) / sizeof(u64))

@@ -636,28 +636,6 @@ static void expect_delta_ge(const char *c0, const char *key, long long min)
 		     min);
 }
 
-/* RDS_INFO_COUNTERS name (e.g. send_rdma_dropped) of fd, -1 if absent. */
-static long long info_counter(int fd, const char *name)
-{
-	struct rds_info_counter *c;
-	long long v = -1;
-	socklen_t len;
-	void *buf;
-	unsigned int i;
-
-	if (rds_info_get(fd, RDS_INFO_COUNTERS, &buf, &len) !=
-	    (int)sizeof(*c)) {
-		free(buf);
-		return -1;
-	}
-	c = buf;
-	for (i = 0; i < len / sizeof(*c); i++)
-		if (!strncmp((char *)c[i].name, name, sizeof(c[i].name)))
-			v = c[i].value;
-	free(buf);
-	return v;
-}
-
 /* ---- fixture: seed, barriers, counters ---- */
 
 FIXTURE(rdma)
@@ -1461,7 +1439,7 @@ TEST_F_TIMEOUT(rdma, silent, 120)
 		if (host == 1) {
 			struct ctl m = mk(M_OFFER, round);
 			struct cm c = { RDS_CMSG_RDMA_DEST, NULL, 8 };
-			long long s0 = info_counter(p.fd, "recv_rdma_silent"), s1;
+			long long s0 = rds_info_counter(p.fd, "recv_rdma_silent"), s1;
 			unsigned int e0 = p.nempty, got_do = 0, empties;
 			uint64_t cookie = 0;
 			uint8_t *region, want = 0;
@@ -1500,7 +1478,7 @@ TEST_F_TIMEOUT(rdma, silent, 120)
 				break;
 			}
 			empties = p.nempty - e0;
-			s1 = info_counter(p.fd, "recv_rdma_silent");
+			s1 = rds_info_counter(p.fd, "recv_rdma_silent");
 			note("host 1: %s: %u empty messages, %u with a payload, recv_rdma_silent +%lld",
 			     what[round], empties, got_do, s1 - s0);
 			if (empties != (round == 1) || got_do != (round == 2))
@@ -1947,7 +1925,7 @@ TEST_F_TIMEOUT(rdma, errors, 300)
 		return;
 	if (hello(&p))
 		goto out;
-	d0 = info_counter(p.fd, "send_rdma_dropped");
+	d0 = rds_info_counter(p.fd, "send_rdma_dropped");
 	if (host == 1)
 		errors_owner(&p);
 	else
@@ -1962,7 +1940,7 @@ TEST_F_TIMEOUT(rdma, errors, 300)
 			send_ctl(&p, &m, NULL, 0);
 	}
 	check_connected(p.fd);
-	d1 = info_counter(p.fd, "send_rdma_dropped");
+	d1 = rds_info_counter(p.fd, "send_rdma_dropped");
 	note("host %d: RDS_INFO_COUNTERS send_rdma_dropped +%lld", host,
 	     d0 >= 0 && d1 >= 0 ? d1 - d0 : -1);
 	if (host == 2) {

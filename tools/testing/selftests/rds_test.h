@@ -137,4 +137,28 @@ static inline int rds_info_get(int fd, int type, void **buf, socklen_t *len)
 	}
 }
 
+/* The RDS_INFO_COUNTERS value called name (e.g. send_rdma_dropped), -1 if
+ * absent or on error.
+ */
+static inline long long rds_info_counter(int fd, const char *name)
+{
+	struct rds_info_counter *c;
+	long long v = -1;
+	socklen_t len;
+	unsigned int i;
+	void *buf;
+
+	if (rds_info_get(fd, RDS_INFO_COUNTERS, &buf, &len) !=
+	    (int)sizeof(*c)) {
+		free(buf);
+		return -1;
+	}
+	c = buf;
+	for (i = 0; i < len / sizeof(*c); i++)
+		if (!strncmp((char *)c[i].name, name, sizeof(c[i].name)))
+			v = c[i].value;
+	free(buf);
+	return v;
+}
+
 #endif /* _RDS_TEST_H */
