@@ -236,7 +236,8 @@ TEST_F_TIMEOUT(notice, no_room, 60)
 				       &mflags, &ms);
 
 		note("%s: returned %zd (%s) after %lld ms, flags 0x%x",
-		     calls[i].what, n, n < 0 ? strerror(errno) : "-",
+		     calls[i].what, n, n == -2 ? "stuck" :
+		     n < 0 ? strerror(errno) : "-",
 		     (long long)ms, mflags);
 		EXPECT_NE(-2, n) TH_LOG("%s: still in recvmsg after %d ms",
 					calls[i].what, CALL_MS);
