@@ -17,6 +17,7 @@
 
 #include "rds.h"
 #include "exthdr.h"
+#include "fault.h"
 
 static_assert(RDS_SEQ_ST_SUCCESS == RDS_RDMA_SUCCESS);
 static_assert(RDS_SEQ_ST_REMOTE_ERROR == RDS_RDMA_REMOTE_ERROR);
@@ -199,7 +200,7 @@ static int rds_mr_create(struct rds_sock *rs, const struct rds_get_mr_args *args
 	if (!can_do_mlock())
 		return -EPERM;
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = rds_fault() ? NULL : kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return -ENOMEM;
 	refcount_set(&mr->r_refcount, 2);
@@ -208,7 +209,8 @@ static int rds_mr_create(struct rds_sock *rs, const struct rds_get_mr_args *args
 	mr->r_rs = rs;
 	mr->r_trans = trans;
 	mr->r_use_once = args->flags & RDS_RDMA_USE_ONCE;
-	mr->r_pages = kvmalloc_array(n, sizeof(*mr->r_pages), GFP_KERNEL);
+	mr->r_pages = rds_fault() ? NULL :
+		      kvmalloc_array(n, sizeof(*mr->r_pages), GFP_KERNEL);
 	if (!mr->r_pages) {
 		ret = -ENOMEM;
 		goto err_free;
@@ -229,21 +231,25 @@ static int rds_mr_create(struct rds_sock *rs, const struct rds_get_mr_args *args
 	if (ret)
 		goto err_unpin;
 
+	/* (a test build can pretend the key is taken: rds_fault()) */
+	ok = !rds_fault();
 	spin_lock_bh(&rs->rs_rdma_lock);
-	ok = rds_mr_insert(rs, mr);
+	ok = ok && rds_mr_insert(rs, mr);
 	spin_unlock_bh(&rs->rs_rdma_lock);
 	if (!ok) {
-		/* a key the device handed out twice: refuse, never alias */
-		ret = -EBUSY;
-		goto err_unregister;
+		/* A key the device handed out twice: refuse, never alias.
+		 * The region is on its device's list now, where a flush may
+		 * have taken a reference: it goes by its references.
+		 */
+		trans->mr_invalidate(mr);
+		rds_mr_put_sync(mr);
+		rds_mr_put_sync(mr);
+		return -EBUSY;
 	}
 	*cookie = rds_rdma_cookie(mr->r_key, args->vec.addr);
 	*mrp = mr;
 	return 0;
 
-err_unregister:
-	trans->mr_invalidate(mr);
-	trans->mr_free(mr);
 err_unpin:
 	mmdrop(mr->r_mm);
 	unpin_user_pages(mr->r_pages, n);
@@ -837,15 +843,23 @@ int rds_rdma_recv_cmsgs(const struct rds_header *hdr, struct msghdr *msg)
 }
 
 /* recvmsg: hand out as many notices as the control buffer holds.  1 if
- * any was handed out, 0 if none was queued.
+ * any was handed out, 0 if none was queued, -ENOBUFS if one is queued
+ * and the buffer has no room for it, or put_cmsg()'s error.  A notice
+ * not handed out stays first in the queue.
  */
 int rds_rdma_notify_cmsg(struct rds_sock *rs, struct msghdr *msg)
 {
 	struct rds_rdma_notify out;
 	struct rds_notifier *n;
-	int given = 0;
+	int given = 0, err;
 
-	while (msg->msg_controllen >= CMSG_SPACE(sizeof(out))) {
+	for (;;) {
+		if (msg->msg_controllen < CMSG_SPACE(sizeof(out))) {
+			if (!given &&
+			    !list_empty_careful(&rs->rs_notify_queue))
+				return -ENOBUFS;
+			break;
+		}
 		spin_lock_bh(&rs->rs_recv_lock);
 		n = list_first_entry_or_null(&rs->rs_notify_queue,
 					     struct rds_notifier, n_item);
@@ -857,13 +871,13 @@ int rds_rdma_notify_cmsg(struct rds_sock *rs, struct msghdr *msg)
 		memset(&out, 0, sizeof(out));
 		out.user_token = n->n_token;
 		out.status = n->n_status;
-		if (put_cmsg(msg, SOL_RDS, RDS_CMSG_RDMA_STATUS, sizeof(out),
-			     &out)) {
-			/* keep it for the next call */
+		err = put_cmsg(msg, SOL_RDS, RDS_CMSG_RDMA_STATUS, sizeof(out),
+			       &out);
+		if (err) {
 			spin_lock_bh(&rs->rs_recv_lock);
 			list_add(&n->n_item, &rs->rs_notify_queue);
 			spin_unlock_bh(&rs->rs_recv_lock);
-			break;
+			return given ? given : err;
 		}
 		kfree(n);
 		given = 1;

@@ -378,11 +378,15 @@ int rds_recv_msg(struct socket *sock, struct msghdr *msg, size_t size,
 		 */
 		notice_left = false;
 		if (!list_empty_careful(&rs->rs_notify_queue)) {
-			if (rds_rdma_notify_cmsg(rs, msg)) {
+			ret = rds_rdma_notify_cmsg(rs, msg);
+			if (ret > 0) {
 				ret = 0;
 				break;
 			}
-			notice_left = true;
+			if (ret == -ENOBUFS)
+				notice_left = true;
+			else if (ret < 0)
+				break;
 		}
 		if (READ_ONCE(rs->rs_cong_notify)) {
 			ret = rds_recv_cong_notify(rs, msg);

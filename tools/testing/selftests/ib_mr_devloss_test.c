@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The RDMA device goes away while memory regions are being registered
- * and freed on it (issue 15, lead 4).  Each host on its own rxe device
+ * Memory regions when things fail: the RDMA device goes away while
+ * regions are being registered and freed on it (issue 15, lead 4), and
+ * every failure of a registration.  Each host on its own rxe device
  * (RDS_ADDR), no peer needed:
  *
  *   waiter      ib_mr_max = 1, one region registered, a second
@@ -19,8 +20,16 @@
  *               is released, mr_in_use is back (a use after free shows on
  *               a KASAN kernel; on others this checks the outcome).
  *
- * Each case adds the device back and checks a region can be registered
- * on it again.
+ *   alloc_faults  every failure site of a registration (the region's
+ *               allocations, its DMA map and MR on the device, a key the
+ *               device gave twice) in turn, with fault_nth: RDS_GET_MR
+ *               fails ENOMEM (EBUSY for the key), and nothing stays
+ *               pinned, charged (VmLck) or registered; with no site left
+ *               it registers.  The key case used to free the region
+ *               directly, under a device flush that may hold it.
+ *
+ * The device cases add the device back and check a region can be
+ * registered on it again.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -32,6 +41,7 @@
 #include "rds_harness.h"
 
 #define MR_MAX_PARAM	"/sys/module/rds/parameters/ib_mr_max"
+#define FAULT_PARAM	"/sys/module/rds/parameters/fault_nth"
 #define RACE_SOCKS	8
 #define RACE_MRS	48
 #define RACE_ROUNDS	3
@@ -67,6 +77,24 @@ static int dmesg_count(const char *what)
 		n = -1;
 	pclose(f);
 	return n;
+}
+
+/* The last line of dmesg with what, in line ("" if none). */
+static void dmesg_last(const char *what, char *line, size_t len)
+{
+	char cmd[256];
+	FILE *f;
+
+	line[0] = 0;
+	snprintf(cmd, sizeof(cmd), "dmesg | grep -F -- '%s' | tail -n 1",
+		 what);
+	f = popen(cmd, "r");
+	if (!f)
+		return;
+	if (!fgets(line, len, f))
+		line[0] = 0;
+	pclose(f);
+	line[strcspn(line, "\n")] = 0;
 }
 
 /* Up to ms for dmesg to hold more than before lines with what. */
@@ -223,7 +251,8 @@ static void *waiter_main(void *arg)
 
 TEST_F_TIMEOUT(devloss, waiter, 120)
 {
-	struct timeval tv = { .tv_sec = 10 };
+	/* the waiter must still wait when the device goes */
+	struct timeval tv = { .tv_sec = 10 * time_scale() };
 	struct waiter w = { .ret = -1 };
 	long long waits;
 	uint64_t cookie;
@@ -335,6 +364,82 @@ TEST_F_TIMEOUT(devloss, close_race, 300)
 		readd(_metadata);
 	}
 	munmap(buf, len);
+}
+
+/* VmLck of this process in kB (pages charged to RLIMIT_MEMLOCK), -1 if
+ * unreadable.
+ */
+static long vm_locked_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+TEST_F_TIMEOUT(devloss, alloc_faults, 120)
+{
+	const char *what = "rds: fault injected";
+	int fd, n, sites = 0, busy = 0, before, ret = -1;
+	long lck0;
+	uint64_t cookie;
+	struct rds_free_mr_args fr = { 0 };
+	char *buf, v[16], line[256];
+
+	buf = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	memset(buf, 3, 3 * 4096);
+	fd = rds_bound(addr, 0);
+	ASSERT_LE(0, fd);
+	lck0 = vm_locked_kb();
+	ASSERT_LE(0, lck0);
+	for (n = 1; n <= 30; n++) {
+		before = dmesg_count(what);
+		snprintf(v, sizeof(v), "%d", n);
+		ASSERT_EQ(0, param_write(FAULT_PARAM, v));
+		ret = get_mr(fd, buf + 100, 2 * 4096, &cookie);
+		ASSERT_EQ(0, param_write(FAULT_PARAM, "0"));
+		if (dmesg_count(what) == before)
+			break;
+		sites++;
+		busy += ret == EBUSY;
+		dmesg_last(what, line, sizeof(line));
+		note("alloc_faults: fault %d: RDS_GET_MR %s; %s", n,
+		     ret ? strerror(ret) : "succeeded", line);
+		/* an idle host: the fault is the registration's own */
+		EXPECT_TRUE(strstr(line, "(rds_mr_create") ||
+			    strstr(line, "(rds_ib_mr_register"))
+			TH_LOG("fault %d hit %s", n, line);
+		EXPECT_TRUE(ret == ENOMEM || ret == EBUSY)
+			TH_LOG("fault %d: RDS_GET_MR gave %s", n,
+			       ret ? strerror(ret) : "success");
+		/* nothing stays pinned, charged or registered */
+		EXPECT_EQ(lck0, vm_locked_kb()) TH_LOG("fault %d", n);
+		EXPECT_TRUE(in_use_back(self->in_use0, 10000))
+			TH_LOG("fault %d: mr_in_use %lld, was %lld", n,
+			       ctr("mr_in_use"), self->in_use0);
+	}
+	note("alloc_faults: %d failure sites, then RDS_GET_MR %s", sites,
+	     ret ? strerror(ret) : "succeeded");
+	EXPECT_EQ(0, ret) TH_LOG("with no fault left to inject");
+	/* the region's allocations, its device's (DMA map, MR) and the key */
+	EXPECT_LE(6, sites);
+	EXPECT_EQ(1, busy) TH_LOG("the key-taken site gives EBUSY");
+	EXPECT_LT(lck0, vm_locked_kb());
+	fr.cookie = cookie;
+	EXPECT_EQ(0, setsockopt(fd, SOL_RDS, RDS_FREE_MR, &fr, sizeof(fr)));
+	EXPECT_EQ(lck0, vm_locked_kb());
+	close(fd);
+	EXPECT_TRUE(in_use_back(self->in_use0, 10000));
+	munmap(buf, 3 * 4096);
 }
 
 TEST_HARNESS_MAIN

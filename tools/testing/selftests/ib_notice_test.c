@@ -11,9 +11,11 @@
  *              MSG_DONTWAIT: each returns 0 with MSG_CTRUNC at once and
  *              the notice stays (the fuzz test found the blocking call
  *              spinning forever, unkillable: the socket was ready, yet
- *              nothing could be given); a buffer with room gets it (its
- *              token, CANCELED); then the socket is empty: EAGAIN after
- *              the timeout (ETIMEDOUT, as mainline's).  recv_notice_ctrunc counts the 0 returns.
+ *              nothing could be given); one the kernel cannot write
+ *              fails EFAULT; a buffer with room gets it (its token,
+ *              CANCELED); then the socket is empty: MSG_DONTWAIT gives
+ *              EAGAIN, a blocking call ETIMEDOUT (as mainline's) after
+ *              the timeout.  recv_notice_ctrunc counts the 0 returns.
  *   with_data  a message from a second socket is queued too: recvmsg
  *              without room gets the message, every byte checked, with
  *              MSG_CTRUNC (a notice is still there); then the notice.
@@ -247,6 +249,20 @@ TEST_F_TIMEOUT(notice, no_room, 60)
 	}
 	EXPECT_EQ(self->ctr0 + 4,
 		  rds_info_counter(self->fd, "recv_notice_ctrunc"));
+
+	/* A control buffer the kernel cannot write: EFAULT, notice kept */
+	{
+		unsigned char b[64];
+		struct iovec iov = { .iov_base = b, .iov_len = sizeof(b) };
+		struct msghdr msg = {
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = (void *)8,
+			.msg_controllen = CMSG_SPACE(sizeof(struct rds_rdma_notify)),
+		};
+
+		EXPECT_EQ(-1, recvmsg(self->fd, &msg, MSG_DONTWAIT));
+		EXPECT_EQ(EFAULT, errno);
+	}
 	take_notice(_metadata, self->fd);
 }
 

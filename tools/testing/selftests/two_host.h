@@ -117,6 +117,17 @@ static inline bool single_host(const char **addr, const char **peer)
 	return false;
 }
 
+/* RDS_TIME_SCALE (run-tests sets it for slow kernels): what a test's own
+ * time limits are multiplied by; 1 when unset or out of range.
+ */
+static inline int time_scale(void)
+{
+	const char *e = getenv("RDS_TIME_SCALE");
+	int scale = e ? atoi(e) : 1;
+
+	return scale >= 1 && scale <= 100 ? scale : 1;
+}
+
 /* RDS_HOST: 1 or 2 in two-host mode; 1 when unset. */
 static inline int this_host(void)
 {
