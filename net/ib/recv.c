@@ -48,8 +48,19 @@ void rds_ib_recv_reset(struct rds_ib_conn *ic)
 	spin_unlock_bh(&ic->i_rx_lock);
 }
 
+/* Why a frame was not taken when it was no fault of the peer's. */
+static const char rds_ib_rx_nomem[] = "out of memory";
+
+/* A frame was not taken (why): the connection resets, and the peer
+ * resends from its first unacknowledged message.  A bad frame is counted
+ * as one; running out of memory only as rx_nomem (already counted).
+ */
 static void rds_ib_recv_bad(struct rds_ib_conn *ic, const char *why)
 {
+	if (why == rds_ib_rx_nomem) {
+		rds_ib_conn_error(ic, why);
+		return;
+	}
 	rds_ib_count(RDS_IB_C_BAD_FRAMES);
 	pr_warn_ratelimited("bad frame from %pI6c: %s: resetting the connection\n",
 			    &ic->i_conn->c_faddr, why);
@@ -175,7 +186,7 @@ static struct rds_message *rds_ib_recv_whole(const struct rds_header *hdr,
 	if (!rm) {
 		/* Lost for now: the reset makes the peer resend it. */
 		rds_ib_count(RDS_IB_C_RX_NOMEM);
-		*why = "out of memory";
+		*why = rds_ib_rx_nomem;
 		return NULL;
 	}
 	rm->m_inc.i_hdr = *hdr;
@@ -235,7 +246,7 @@ static struct rds_message *rds_ib_recv_frag(struct rds_ib_conn *ic,
 		if (!rm) {
 			/* Lost for now: the reset makes the peer resend it. */
 			rds_ib_count(RDS_IB_C_RX_NOMEM);
-			*why = "out of memory";
+			*why = rds_ib_rx_nomem;
 			return NULL;
 		}
 		rm->m_inc.i_hdr = *hdr;

@@ -14,9 +14,8 @@
 # "N passed, N failed, N skipped" over every plan.  Plans: all (every
 # suite), quick (the crash shape and kmemleak), rdma (the RDMA tests of
 # the two-host suite), faults (allocation failures injected under load:
-# fault_alloc; not in "all" until it injects on two hosts, see
-# Documentation/testing.md), or one plan file with its topology
-# (two:FILE).
+# fault_alloc), or one plan file with its topology (two:FILE or
+# one:FILE).
 # --no-neg leaves out the oracles' negative controls (a verdict on one
 # change, not on the oracles).
 set -u
@@ -52,7 +51,7 @@ printf '%s\n' "load 60" "rxe 60" "ib_rdma_fault_test 600" "ib_rdma_test 900" \
 	"ib_rdma_file_test 300" "kmemleak 600" "unload 120" \
 	"kmemleak_final 600" > "$rdma"
 faults=$res/faults.tests
-printf '%s\n' "load 60" "rxe 60" "fault_alloc 900" "kmemleak 600" \
+printf '%s\n' "load 60" "rxe 60" "fault_alloc 900 allocfail" "kmemleak 600" \
 	"unload 120" "kmemleak_final 600" > "$faults"
 sel=tools/testing/selftests
 vm=tools/testing/vm
@@ -65,7 +64,7 @@ one:*|two:*)
 	plans=("$plan") ;;
 all) plans=("one:$sel/one-host.tests" "two:$sel/two-host.tests"
 	    "two:$vm/wire-peer.tests" "two:$vm/rdma-stress.tests"
-	    "two:$vm/rds-stress.tests" "two:$quick") ;;
+	    "two:$vm/rds-stress.tests" "two:$quick" "two:$faults") ;;
 *) echo "check-debug: --plan all, quick, rdma, faults or TOPO:FILE" >&2; exit 2 ;;
 esac
 
