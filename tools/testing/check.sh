@@ -221,6 +221,8 @@ negative skip 0 "1 passed, 0 failed, 1 skipped" \
 negative noib 1 "0 passed, 1 failed, 0 skipped" \
 	'not ok .*our module takes 10.0.0.1 over IB' \
 	"the main job fails when our module does not take the address"
+negative allocfail 1 "1 passed, 1 failed, 0 skipped" '^not ok .*neg_allocfail' \
+	"under the plan flag allocfail an allocation-failure dump passes and a WARNING still fails"
 
 # The oracles' cheap negative controls (neg-controls.sh): a module that
 # loses a message, one that duplicates one, one that leaks pages; each
