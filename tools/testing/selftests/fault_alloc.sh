@@ -165,6 +165,9 @@ sed 's/^/# /' "$out" | tail -n 25
 n_slab=$((ts0 - $(cat $D/failslab/times)))
 n_page=$((tp0 - $(cat $D/fail_page_alloc/times)))
 echo "# injected here: $n_slab slab and $n_page page allocation failures"
+# Each retried send (--enomem-retry) is an injected failure seen by the
+# application, not a hidden stall: the count is reported.
+echo "# sends that failed ENOMEM and were tried again: $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["errors"]["enomem"])' "$js" 2>/dev/null || echo unknown)"
 echo "# ib_counters: $(cat /sys/module/rds/parameters/ib_counters)"
 check "the injection ran (exit $inj_rc)" test "$inj_rc" = 0
 check "allocations failed on this host ($n_slab slab, $n_page page)" \
