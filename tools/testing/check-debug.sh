@@ -14,9 +14,8 @@
 # "N passed, N failed, N skipped" over every plan.  Plans: all (every
 # suite), quick (the crash shape and kmemleak), rdma (the RDMA tests of
 # the two-host suite), faults (allocation failures injected under load:
-# fault_alloc; not in "all": its runs are not yet reliable, see
-# Documentation/testing.md), or one plan file with its topology (two:FILE
-# or one:FILE).
+# fault_alloc, the last plan of "all"), or one plan file with its topology
+# (two:FILE or one:FILE).
 # --no-neg leaves out the oracles' negative controls (a verdict on one
 # change, not on the oracles).
 set -u
@@ -65,7 +64,7 @@ one:*|two:*)
 	plans=("$plan") ;;
 all) plans=("one:$sel/one-host.tests" "two:$sel/two-host.tests"
 	    "two:$vm/wire-peer.tests" "two:$vm/rdma-stress.tests"
-	    "two:$vm/rds-stress.tests" "two:$quick") ;;
+	    "two:$vm/rds-stress.tests" "two:$quick" "two:$faults") ;;
 *) echo "check-debug: --plan all, quick, rdma, faults or TOPO:FILE" >&2; exit 2 ;;
 esac
 

@@ -6,9 +6,12 @@
 # and page allocation made with the module's code on the stack (sendmsg,
 # receive refills and message allocations in softirq, connection setup
 # and teardown in its work items) fails with probability FAULT_ALLOC_PCT
-# percent (1 by default) for FAULT_ALLOC_SECS seconds (20), from 15 s into
-# a verified rds-stress run (2 tasks x 4, mixed sizes to 9000 bytes); a
-# sendmsg that fails ENOMEM is tried again (--enomem-retry).  First a
+# percent (1 by default) for FAULT_ALLOC_SECS seconds (20) of a verified
+# rds-stress run (2 tasks x 4, mixed sizes to 9000 bytes), from the moment
+# this host's IB frame counters show traffic flowing (not at a fixed time:
+# a one-vCPU debug guest may take 20 s to get rds-stress going, and a
+# socket() that fails ENOMEM ends rds-stress); a sendmsg that fails
+# ENOMEM is tried again (--enomem-retry).  First a
 # probe: one task's sendmsg with every module allocation failing must get
 # ENOMEM (the filter reaches the module).  After the injection the run
 # must end clean: every message verified, none lost or duplicated,
@@ -22,8 +25,9 @@
 D=/sys/kernel/debug
 pct=${FAULT_ALLOC_PCT:-1}
 win=${FAULT_ALLOC_SECS:-20}
-lead=15
-secs=$((lead + win + 15))
+lead=50		# at most this long (s) from the load's start to traffic
+min_frames=200	# IB frames sent and received here that show traffic flowing
+secs=$((lead + win + 20))
 port=4700
 stress=$RDS_BUILD/rds-stress/rds-stress
 out=/tmp/$RDS_TEST.out
@@ -125,25 +129,51 @@ check "the stack filter reaches the module: a sendmsg whose allocations all fail
 ts0=$(cat $D/failslab/times) tp0=$(cat $D/fail_page_alloc/times)
 bad0=$(ib_counter bad_frames) nomem0=$(ib_counter rx_nomem)
 
-# The injector: $lead seconds into the load (sockets made, connection up,
-# traffic flowing), for $win seconds.  Nothing but builtins and one sleep
-# each way: a debug guest under this load runs a new process only every
-# several seconds (an injector polling a counter with tr and awk did not
-# start before the load ended).
+# frames: FRAMES = this host's IB frames sent plus received, by builtins
+# only (no fork, no exec).
+frames() {
+	local line w
+	read -r line < /sys/module/rds/parameters/ib_counters
+	FRAMES=0
+	for w in $line; do
+		case $w in
+		tx_frames=*|rx_frames=*) FRAMES=$((FRAMES + ${w#*=})) ;;
+		esac
+	done
+}
+
+# The injector: once $min_frames IB frames have come and gone on this host
+# (connection up, rds-stress sending; at most $lead s into the load) for
+# $win seconds.  Nothing but builtins and one sleep at a time: a debug
+# guest under this load runs a new process only every several seconds (an
+# injector polling a counter with tr and awk did not start before the load
+# ended).  Exit 3: traffic never flowed, nothing was injected.
 (
-	sleep "$lead"
+	now() { printf '%(%T)T' -1; }
+	frames
+	f0=$FRAMES
+	SECONDS=0
+	while frames; [ $((FRAMES - f0)) -lt $min_frames ]; do
+		if [ $SECONDS -ge $lead ]; then
+			echo "# $(now) no traffic after ${SECONDS}s ($((FRAMES - f0)) IB frames): nothing injected"
+			exit 3
+		fi
+		sleep 1
+	done
+	echo "# $(now) traffic after ${SECONDS}s: $((FRAMES - f0)) IB frames"
 	fa_set "$pct"
 	read -r p1 < $D/failslab/probability
 	read -r p2 < $D/fail_page_alloc/probability
-	echo "# $(date +%T) injecting: ${pct}% of the module's allocations fail for ${win}s (probability reads $p1, $p2)"
+	echo "# $(now) injecting: ${pct}% of the module's allocations fail for ${win}s (probability reads $p1, $p2)"
 	for ((i = 5; i <= win; i += 5)); do
 		sleep 5
 		read -r n1 < $D/failslab/times
 		read -r n2 < $D/fail_page_alloc/times
-		echo "# +${i}s: injected $((ts0 - n1)) slab, $((tp0 - n2)) page"
+		frames
+		echo "# +${i}s: injected $((ts0 - n1)) slab, $((tp0 - n2)) page; $((FRAMES - f0)) IB frames so far"
 	done
 	fa_set 0
-	echo "# $(date +%T) injection stopped"
+	echo "# $(now) injection stopped"
 ) > /tmp/$RDS_TEST.inj 2>&1 &
 inj=$!
 
@@ -169,7 +199,7 @@ echo "# injected here: $n_slab slab and $n_page page allocation failures"
 # application, not a hidden stall: the count is reported.
 echo "# sends that failed ENOMEM and were tried again: $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["errors"]["enomem"])' "$js" 2>/dev/null || echo unknown)"
 echo "# ib_counters: $(cat /sys/module/rds/parameters/ib_counters)"
-check "the injection ran (exit $inj_rc)" test "$inj_rc" = 0
+check "the injection ran: traffic flowed, then ${win}s of failures (exit $inj_rc)" test "$inj_rc" = 0
 check "allocations failed on this host ($n_slab slab, $n_page page)" \
 	test $((n_slab + n_page)) -gt 0
 bad=$(($(ib_counter bad_frames) - bad0)) nomem=$(($(ib_counter rx_nomem) - nomem0))
