@@ -16,11 +16,18 @@
 # must answer a ping after every case; afterwards a new connection works,
 # host 1's counters moved by exactly what the peer expects, and the
 # receive pages are back to where they were (nothing leaked).
-# Last, the module as the active side (wire_peer -t active): host 1 sends
+# Then the module as the active side (wire_peer -t active): host 1 sends
 # to the peer on TOS 112; the peer, listening on 18634, answers the first
 # request with a bad magic and the second with an rx_next acknowledging
 # 1000 messages never sent: each is counted (bad_frames) and the attempt
 # ended; the third is answered properly and the messages arrive.
+# Last, an ACK of messages queued but never sent (wire_peer -t ackahead,
+# TOS 105): the peer grants 4 credits and withholds the refills, so host
+# 1's module sends what fits and keeps the rest of its 12 messages queued;
+# the peer acknowledges the third of those never sent.  The module must
+# take that as a bad frame (bad_frames +1, the connection reset), not free
+# the queued messages as delivered: it connects to the peer again and all
+# 12 arrive, those sent before flagged RETRANSMITTED.
 . "$(dirname "$0")/peer_lib.sh"
 
 if [ "$RDS_HOST" = 1 ]; then
@@ -83,5 +90,38 @@ else
 		test "$(delta bad_frames)" = 2
 	check "active: host 1 connected in the end (connects +$(delta connects) >= 1)" \
 		test "$(delta connects)" -ge 1
+fi
+
+# --- ackahead ------------------------------------------------------------
+# The peer grants 4 credits and withholds the refills, then acknowledges
+# a message queued but never sent: a bad frame (the module resets), not a
+# delivery (the module freeing it unsent).
+[ "$RDS_HOST" = 1 ] && snap
+barrier ak.snap 600
+if [ "$RDS_HOST" = 2 ]; then
+	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t ackahead -q 105 -c 4 \
+		-z 100,5000 -n 12 -P 7005 > /tmp/peer.ak 2>&1 &
+	pid=$!
+	check "ackahead: peer connected" peer_up /tmp/peer.ak
+	barrier ak.up 180
+	wait_for 600 grep -q '^result:' /tmp/peer.ak
+	barrier ak.fin 600
+	barrier ak.done 600
+	peer_result /tmp/peer.ak $pid ackahead
+else
+	barrier ak.up 180
+	$hostpy send "$RDS_ADDR" "$RDS_PEER" 105 7005 100,5000 12 ak.done \
+		> /tmp/host.ak 2>&1 &
+	spid=$!
+	barrier ak.fin 600
+	cat /tmp/host.ak
+	$hostpy conns
+	barrier ak.done 600
+	wait $spid
+	echo "# ackahead: bad_frames +$(delta bad_frames), resets +$(delta resets), connects +$(delta connects)"
+	check "ackahead: the ACK of a message never sent counted (bad_frames +$(delta bad_frames) = 1)" \
+		test "$(delta bad_frames)" = 1
+	check "ackahead: no RNR on host 1 (rnr +$(delta rnr))" \
+		test "$(delta rnr)" = 0
 fi
 peer_end

@@ -35,7 +35,7 @@
 #define R_LEN		6000
 #define GUARD		0xa5
 #define WAIT_MS		180000
-/* The peer's region (wire_peer.c rdma_theirs). */
+/* The peer's region (wire_rdma.c rdma_theirs). */
 #define P_WR_OFF	100
 #define P_WR_LEN	7000
 #define P_RD_OFF	32778
