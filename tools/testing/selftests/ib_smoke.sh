@@ -12,12 +12,14 @@ import os, socket, subprocess, sys
 me, peer, role = sys.argv[1], sys.argv[2], sys.argv[3]
 s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
 s.bind((me, 4000))
-s.settimeout(60)
+s.settimeout(60 * int(os.environ.get("RDS_TIME_SCALE", "1")))
 print("transport", s.getsockopt(276, 8))
 sys.stdout.flush()
 # Both sockets bound before the first message.
 subprocess.run([os.environ["RDS_TOP"] + "/tools/testing/selftests/barrier",
-                os.environ["RDS_TEST"] + ".bound", "60"], check=True)
+                os.environ["RDS_TEST"] + ".bound",
+                str(60 * int(os.environ.get("RDS_TIME_SCALE", "1")))],
+               check=True)
 if role == "send":
     for i in range(3):
         s.sendto(b"ping %d" % i, (peer, 4000))
@@ -35,10 +37,10 @@ PY
 barrier start 60 || { ksft_fail "barrier start"; ksft_exit; }
 if [ "$RDS_HOST" = 1 ]; then
 	check "host 1 received 3 pings and answered" \
-		timeout 90 python3 -c "$py" "$RDS_ADDR" "$RDS_PEER" echo
+		timeout "$(scaled 90)" python3 -c "$py" "$RDS_ADDR" "$RDS_PEER" echo
 else
 	check "host 2 sent 3 pings and got 3 answers" \
-		timeout 90 python3 -c "$py" "$RDS_ADDR" "$RDS_PEER" send
+		timeout "$(scaled 90)" python3 -c "$py" "$RDS_ADDR" "$RDS_PEER" send
 fi
 barrier done 120
 if [ $__ksft_fail -gt 0 ]; then
