@@ -233,15 +233,10 @@ st=tools/testing/selftests
 # before QEMU 8.1, see run-tests), so two fill a two-core machine.  With
 # KVM or a newer QEMU a guest runs a thread per vCPU: then one at a time.
 # (The two-host guests take one core each: those runs go one by one.)
-lanes=2
-qv=$(qemu-system-x86_64 --version 2>/dev/null |
-     sed -n '1s/.*version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
-read -r qmaj qmin <<< "${qv:-0 0}"
-if [ -r /dev/kvm ] && [ -w /dev/kvm ] ||
-   [ "$qmaj" -gt 8 ] || { [ "$qmaj" = 8 ] && [ "$qmin" -ge 1 ]; }; then
-	lanes=1
-fi
-echo "# one-host runs side by side: $lanes (QEMU ${qmaj}.${qmin})"
+lanes=1
+[ "$(tools/testing/vm/run-tests --no-build --kver "$kver" --host-threads \
+     2> /dev/null)" = 1 ] && lanes=2
+echo "# one-host runs side by side: $lanes"
 pids=()
 for k in $vm_kvers; do
 	if [ ${#pids[@]} -ge "$lanes" ]; then
