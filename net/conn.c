@@ -93,7 +93,6 @@ struct rds_connection *rds_conn_find_or_alloc(struct net *net,
 	INIT_LIST_HEAD(&conn->c_send_queue);
 	INIT_LIST_HEAD(&conn->c_retrans);
 	conn->c_next_tx_seq = 1;
-	conn->c_sent_seq = 0;
 	conn->c_next_rx_seq = 0;
 
 	conn->c_lcong = rds_cong_map_get(net, laddr, gfp);

@@ -159,16 +159,13 @@ struct rds_connection {
 	atomic_t		c_state;
 	unsigned long		c_flags;	/* RDS_CONN_* bits, atomic */
 
-	/* protects c_send_queue, c_retrans, c_next_tx_seq, c_sent_seq,
-	 * c_next_rx_seq and the unacked counters below
+	/* protects c_send_queue, c_retrans, c_next_tx_seq, c_next_rx_seq
+	 * and the unacked counters below
 	 */
 	spinlock_t		c_lock;
 	struct list_head	c_send_queue;	/* queued, not yet transmitted */
 	struct list_head	c_retrans;	/* sent, awaiting ack */
-	u64			c_next_tx_seq;	/* assigned when queued */
-	u64			c_sent_seq;	/* highest ever sent: an ACK
-						 * beyond it is the peer's lie
-						 */
+	u64			c_next_tx_seq;
 	u64			c_next_rx_seq;	/* written under c_lock with
 						 * WRITE_ONCE: the IB receive
 						 * window reads it without

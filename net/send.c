@@ -266,9 +266,6 @@ restart:
 		}
 		/* Sent from now on: it waits for its ack on c_retrans. */
 		list_move_tail(&rm->m_conn_item, &conn->c_retrans);
-		if (rds_seq_after(be64_to_cpu(rm->m_inc.i_hdr.h_sequence),
-				  conn->c_sent_seq))
-			conn->c_sent_seq = be64_to_cpu(rm->m_inc.i_hdr.h_sequence);
 		rds_message_get(rm);
 		spin_unlock_bh(&conn->c_lock);
 

@@ -137,10 +137,10 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 				      const struct rds_ib_hs *hs)
 {
 	struct rds_connection *conn = ic->i_conn;
-	u64 sent;
+	u64 next_tx;
 
 	spin_lock_bh(&conn->c_lock);
-	sent = conn->c_sent_seq;
+	next_tx = conn->c_next_tx_seq;
 	if (hs->hello.gen != ic->i_peer_gen) {
 		/* A new peer (first contact or restarted): it starts afresh
 		 * at the oldest message it still holds for us.
@@ -169,7 +169,7 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 
 	/* Its rx_next speaks of us only if it knows this generation of us. */
 	if (hs->hello.peer_gen == rds_ib_gen) {
-		if (rds_seq_after(hs->hello.rx_next - 1, sent))
+		if (rds_seq_after(hs->hello.rx_next - 1, next_tx - 1))
 			return false;
 		rds_send_drop_acked(conn, hs->hello.rx_next - 1);
 	}
@@ -360,7 +360,6 @@ static void rds_ib_reconnect_maybe(struct rds_ib_conn *ic)
  */
 static void rds_ib_idle_arm(struct rds_ib_conn *ic, unsigned long delay)
 {
-	lockdep_assert_held(&ic->i_cm_mutex);
 	if (!ic->i_dying)
 		mod_delayed_work(rds_ib_wq, &ic->i_idle_work,
 				 min_t(unsigned long, delay, 10 * HZ));
@@ -411,7 +410,6 @@ static void rds_ib_hb_arm(struct rds_ib_conn *ic)
 {
 	unsigned int ms = READ_ONCE(rds_ib_heartbeat_ms);
 
-	lockdep_assert_held(&ic->i_cm_mutex);
 	if (!ic->i_dying)
 		mod_delayed_work(rds_ib_wq, &ic->i_hb_work,
 				 msecs_to_jiffies(ms ?: 1000));
@@ -421,38 +419,33 @@ static void rds_ib_hb_arm(struct rds_ib_conn *ic)
  * sent nothing for an interval is asked for a sign of life (a control
  * frame it must answer); one silent for 5 intervals is declared lost, so
  * that a link that died without an error on our side (nothing in flight
- * to time out) is noticed and the connection re-formed.  The verdict is
- * reached under i_cm_mutex, where no attempt ends or begins: it falls on
- * the attempt whose silence it measured (rds_ib_conn_error() marks the
- * current queue pair as the failed one), never on the next one.
+ * to time out) is noticed and the connection re-formed.
  */
 static void rds_ib_hb_work(struct work_struct *work)
 {
 	struct rds_ib_conn *ic = container_of(to_delayed_work(work),
 					      struct rds_ib_conn, i_hb_work);
 	unsigned int ms = READ_ONCE(rds_ib_heartbeat_ms);
-	unsigned long quiet;
+	unsigned long quiet = jiffies - READ_ONCE(ic->i_last_rx);
 	bool up;
 
-	mutex_lock(&ic->i_cm_mutex);
-	quiet = jiffies - READ_ONCE(ic->i_last_rx);
 	spin_lock_bh(&ic->i_lock);
 	up = ic->i_up;
 	if (up && ms && quiet >= msecs_to_jiffies(ms))
 		ic->i_hb_ask = true;
 	spin_unlock_bh(&ic->i_lock);
 	if (!up)
-		goto unlock;
+		return;
 	if (ms && quiet >= msecs_to_jiffies(5 * ms)) {
 		rds_ib_count(RDS_IB_C_HB_TIMEOUTS);
 		pr_info_ratelimited("%pI6c: silent for %u ms: connection lost\n",
 				    &ic->i_conn->c_faddr, jiffies_to_msecs(quiet));
 		rds_ib_conn_error(ic, "heartbeat");
-		goto unlock;
+		return;
 	}
 	rds_ib_send_ctrl(ic);
+	mutex_lock(&ic->i_cm_mutex);
 	rds_ib_hb_arm(ic);
-unlock:
 	mutex_unlock(&ic->i_cm_mutex);
 }
 

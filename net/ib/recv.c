@@ -71,7 +71,7 @@ static void rds_ib_recv_bad(struct rds_ib_conn *ic, const char *why)
 static bool rds_ib_recv_ack(struct rds_ib_conn *ic, u64 ack)
 {
 	struct rds_connection *conn = ic->i_conn;
-	u64 sent;
+	u64 next;
 
 	/* Most frames repeat the last ACK: it was checked and applied (and
 	 * a value once valid stays valid: sequence numbers only grow).
@@ -79,12 +79,10 @@ static bool rds_ib_recv_ack(struct rds_ib_conn *ic, u64 ack)
 	if (ack == ic->i_ack_seen)
 		return true;
 	spin_lock_bh(&conn->c_lock);
-	sent = conn->c_sent_seq;
+	next = conn->c_next_tx_seq;
 	spin_unlock_bh(&conn->c_lock);
-	/* An ACK for something never sent (queued ones included: they
-	 * would be freed as delivered): a broken or hostile peer.
-	 */
-	if (rds_seq_after(ack, sent))
+	/* An ACK for something never sent: a broken or hostile peer. */
+	if (rds_seq_after(ack, next - 1))
 		return false;
 	rds_send_drop_acked(conn, ack);
 	ic->i_ack_seen = ack;
