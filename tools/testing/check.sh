@@ -146,9 +146,11 @@ step "selftests build" make -C tools/testing/selftests
 step "test peer build (librdmacm)" make -C tools/testing/peer
 step "rds-stress build and host checks (UDP shim)" make -C tools/rds-stress check
 
-# 5. VM selftests, renumbered into this stream: both topologies on every
-# kernel series, rds-stress over the kernel's own RDS and rds-stress -D
-# (RDMA, the MR pool seed scenario, a link cut) over ours on the default.
+# 5. VM selftests, renumbered into this stream: the one-host suite on every
+# kernel series, the two-host suite (whole on the default series, without
+# its default-series tests on the others), rds-stress over the kernel's own
+# RDS and rds-stress -D (RDMA, the MR pool seed scenario, a link cut) over
+# ours on the default.
 # plan_tests FLAG FILE...: how many tests the plans list (run-tests'
 # reading: one a line, "#" starts a comment), leaving out those that carry
 # FLAG (none if FLAG is empty).

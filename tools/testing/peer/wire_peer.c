@@ -23,7 +23,7 @@
  *            the first two answers are malformed, the third valid
  *   ackahead receive -c credits' worth of host 1's -n messages, withhold
  *            the refills (the module keeps the rest queued, never sent),
- *            then ACK the third of those never sent: the module must
+ *            then ACK the first one not sent whole: the module must
  *            reset the connection (a bad frame), connect to us again
  *            and send all -n, the ones sent before flagged RETRANSMITTED
  *   cong     congestion maps both ways: host 1's port -P congested by

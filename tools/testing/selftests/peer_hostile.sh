@@ -24,7 +24,9 @@
 # Last, an ACK of messages queued but never sent (wire_peer -t ackahead,
 # TOS 105): the peer grants 4 credits and withholds the refills, so host
 # 1's module sends what fits and keeps the rest of its 12 messages queued;
-# the peer acknowledges the third of those never sent.  The module must
+# the peer acknowledges the first message not sent whole (the module may
+# hold it for a packed frame or a credit although its transport has it).
+# The module must
 # take that as a bad frame (bad_frames +1, the connection reset), not free
 # the queued messages as delivered: it connects to the peer again and all
 # 12 arrive, those sent before flagged RETRANSMITTED.  The module as landed
