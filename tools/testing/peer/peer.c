@@ -33,6 +33,30 @@ u64 peer_now_ms(void)
 	return (u64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The harness's time scale (RDS_TIME_SCALE, run-tests --time-scale): a
+ * debug kernel under emulation runs many times slower, and every wait
+ * for the module stretches by it.
+ */
+unsigned int peer_time_scale(void)
+{
+	static unsigned int scale;
+	const char *s;
+
+	if (!scale) {
+		s = getenv("RDS_TIME_SCALE");
+		scale = s ? (unsigned int)strtoul(s, NULL, 10) : 1;
+		if (scale < 1 || scale > 100)
+			scale = 1;
+	}
+	return scale;
+}
+
+/* When a wait of ms milliseconds for the module ends. */
+u64 peer_deadline(u64 ms)
+{
+	return peer_now_ms() + ms * peer_time_scale();
+}
+
 void peer_log(struct peer *p, const char *fmt, ...)
 {
 	va_list ap;
@@ -222,7 +246,7 @@ static bool peer_stash(struct peer *p, struct rdma_cm_event *ev)
 static struct rdma_cm_event *peer_cm_wait(struct peer *p, int tmo_ms)
 {
 	struct rdma_cm_event *ev;
-	u64 end = peer_now_ms() + tmo_ms;
+	u64 end = peer_deadline(tmo_ms);
 
 	for (;;) {
 		struct pollfd pf = { .fd = p->ec->fd, .events = POLLIN };
@@ -394,7 +418,7 @@ int peer_accept_pd(struct peer *p, int tmo_ms, const void *pd, size_t len)
 	u8 buf[sizeof(struct rds_ib_hs_wire)];
 	struct rdma_conn_param cp = { 0 };
 	struct rdma_cm_event *ev;
-	u64 end = peer_now_ms() + tmo_ms;
+	u64 end = peer_deadline(tmo_ms);
 	struct rdma_cm_id *id;
 	int r;
 
@@ -551,7 +575,7 @@ static void peer_cm_events(struct peer *p);
 
 int peer_send_drain(struct peer *p, int tmo_ms)
 {
-	u64 end = peer_now_ms() + tmo_ms;
+	u64 end = peer_deadline(tmo_ms);
 	int ret = 0;
 
 	while (p->tx_busy) {
@@ -621,7 +645,7 @@ int peer_rdma(struct peer *p, bool write, struct ibv_mr *mr, void *local,
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)local, .length = len, .lkey = mr->lkey,
 	};
-	u64 end = peer_now_ms() + tmo_ms;
+	u64 end = peer_deadline(tmo_ms);
 
 	if (!p->id || !p->id->qp || p->gone || p->rdma_busy)
 		return -1;
@@ -701,7 +725,7 @@ int peer_release_credits(struct peer *p)
 
 static int peer_take_credit(struct peer *p, u8 *grant, int tmo_ms)
 {
-	u64 end = peer_now_ms() + tmo_ms;
+	u64 end = peer_deadline(tmo_ms);
 
 	for (;;) {
 		if (p->gone)
@@ -1008,7 +1032,7 @@ static void peer_cm_events(struct peer *p)
 
 int peer_poll(struct peer *p, int tmo_ms, bool want_msg)
 {
-	u64 end = peer_now_ms() + (tmo_ms > 0 ? tmo_ms : 0);
+	u64 end = peer_deadline(tmo_ms > 0 ? tmo_ms : 0);
 	int any = 0;
 
 	for (;;) {
@@ -1053,7 +1077,7 @@ int peer_poll(struct peer *p, int tmo_ms, bool want_msg)
 
 int peer_recv_msg(struct peer *p, struct peer_msg *m, int tmo_ms)
 {
-	u64 end = peer_now_ms() + tmo_ms;
+	u64 end = peer_deadline(tmo_ms);
 
 	while (!p->qn) {
 		s64 left = (s64)(end - peer_now_ms());
@@ -1076,7 +1100,7 @@ void peer_msg_free(struct peer_msg *m)
 
 int peer_wait_gone(struct peer *p, int tmo_ms)
 {
-	u64 end = peer_now_ms() + tmo_ms;
+	u64 end = peer_deadline(tmo_ms);
 
 	while (!p->gone) {
 		s64 left = (s64)(end - peer_now_ms());

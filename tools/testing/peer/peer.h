@@ -217,5 +217,7 @@ void peer_log(struct peer *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 u64 peer_now_ms(void);
+unsigned int peer_time_scale(void);
+u64 peer_deadline(u64 ms);
 
 #endif /* _RDS_PEER_H */

@@ -296,7 +296,7 @@ static bool cong_bit(const struct peer_msg *m, u16 port)
 /* The next congestion map within tmo_ms whose bit for port is set. */
 static int cong_wait(struct peer *p, u16 port, bool set, int tmo_ms)
 {
-	u64 end = peer_now_ms() + tmo_ms;
+	u64 end = peer_deadline(tmo_ms);
 	struct peer_msg m;
 
 	while (peer_now_ms() < end) {
@@ -363,7 +363,7 @@ int t_cong(void)
 	      "our map with port %d free sent and acknowledged", dport + 1);
 	if (!sync_with(&p, "cong.peer_free"))
 		goto lost;
-	end = peer_now_ms() + 60000;
+	end = peer_deadline(60000);
 	ok = 0;
 	while (!ok && peer_now_ms() < end) {
 		if (peer_recv_msg(&p, &m, 1000))
@@ -407,7 +407,7 @@ int t_ping0(void)
 	/* The module answers in order: the pong to port 40000 comes after
 	 * any answer to the first ping.
 	 */
-	end = peer_now_ms() + 20000;
+	end = peer_deadline(20000);
 	while (!pong && peer_now_ms() < end) {
 		if (peer_recv_msg(&p, &m, 1000))
 			continue;

@@ -150,7 +150,7 @@ int up(struct peer *p, u8 t, u32 cr)
  */
 void withheld_grant_used(struct peer *p)
 {
-	u64 end = peer_now_ms() + 180000;
+	u64 end = peer_deadline(180000);
 
 	while (p->st.data_frames < credits && peer_now_ms() < end)
 		if (peer_poll(p, 1000, false) < 0)
@@ -186,7 +186,7 @@ void fill(u8 *b, u32 idx, u32 len)
 
 int wait_acked(struct peer *p, u64 seq, int tmo_ms)
 {
-	u64 end = peer_now_ms() + tmo_ms;
+	u64 end = peer_deadline(tmo_ms);
 
 	while (!p->ack_seen_valid || rds_seq_before(p->ack_seen, seq)) {
 		if (p->gone || peer_now_ms() >= end)
@@ -235,7 +235,7 @@ bool witness_ping(void)
 {
 	static u16 sport = 40000;
 	struct peer_msg m;
-	u64 end = peer_now_ms() + 20000;
+	u64 end = peer_deadline(20000);
 
 	sport++;
 	if (peer_send_msg(&witness, sport, 0, 0, "ping", 4, 10000))

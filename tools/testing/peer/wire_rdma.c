@@ -48,7 +48,7 @@ static int rsay(struct peer *p, const char *fmt, ...)
 static int rnext(struct peer *p, struct peer_msg *m, char *txt, size_t n,
 		 int tmo_ms)
 {
-	u64 end = peer_now_ms() + tmo_ms;
+	u64 end = peer_deadline(tmo_ms);
 
 	while (peer_now_ms() < end) {
 		peer_poll(&witness, 0, false);
@@ -291,7 +291,7 @@ static void rdma_theirs(struct peer *p)
 	 * pair fails, its message never arrives; the module connects again
 	 * to our listener and its next message arrives.
 	 */
-	end = peer_now_ms() + 120000;
+	end = peer_deadline(120000);
 	got = false;
 	while (!p->gone && peer_now_ms() < end) {
 		peer_poll(&witness, 0, false);
@@ -317,7 +317,7 @@ static void rdma_theirs(struct peer *p)
 		int ok = -1;
 
 		peer_disconnect(p);
-		end = peer_now_ms() + 120000;
+		end = peer_deadline(120000);
 		while (ok && peer_now_ms() < end) {
 			p->mine = hs;
 			p->mine.hello.peer_gen = mgen;

@@ -94,6 +94,11 @@ def conns():
                 "<QI4s4sHHBB", raw, off)
             per[tos] = per.get(tos, 0) + 1
         say("# %s messages by tos: %s" % (name, per))
+    c = counters()
+    say("# rds counters: " + " ".join(
+        "%s=%d" % (k, c.get(k, -1)) for k in
+        ("send_queued", "send_drop_acked", "send_rdma_dropped",
+         "send_delayed_retry", "send_queue_empty", "send_stuck_rm")))
 
 
 def counters():
@@ -156,6 +161,7 @@ def main():
                 say("# message %d (%d bytes): %s" % (i, sizes[i % len(sizes)], e))
                 return 1
         say("# sent %d (%s)" % (n, time.strftime("%T")))
+        conns()
         if len(sys.argv) > 8:
             barrier(sys.argv[8])
         s.close()
