@@ -125,6 +125,7 @@ int peer_init(struct peer *p, u32 credits)
 	if (!p->ec)
 		return -1;
 	fcntl(p->ec->fd, F_SETFL, fcntl(p->ec->fd, F_GETFL) | O_NONBLOCK);
+	p->accept_tos = -1;
 	p->grant0 = credits;
 	p->nrx = credits + 8;
 	p->ntx = PEER_NTX;
@@ -429,15 +430,29 @@ int peer_accept_pd(struct peer *p, int tmo_ms, const void *pd, size_t len)
 			ev = peer_cm_wait(p, (int)(end - peer_now_ms()));
 		if (!ev)
 			return -1;
-		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-			break;
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			id = ev->id;
+			r = rds_ib_hs_decode(ev->param.conn.private_data,
+					     ev->param.conn.private_data_len,
+					     &p->theirs);
+			/* Another of the module's connections (one with
+			 * queued congestion maps, say) is not ours to play
+			 * with: refused, it tries again later.
+			 */
+			if (r || p->accept_tos < 0 ||
+			    p->theirs.tos == p->accept_tos)
+				break;
+			peer_log(p, "request on TOS %u refused: not %d",
+				 p->theirs.tos, p->accept_tos);
+			rdma_ack_cm_event(ev);
+			rdma_reject(id, NULL, 0);
+			rdma_destroy_id(id);
+			continue;
+		}
 		rdma_ack_cm_event(ev);
 		if ((s64)(end - peer_now_ms()) <= 0)
 			return -1;
 	}
-	id = ev->id;
-	r = rds_ib_hs_decode(ev->param.conn.private_data,
-			     ev->param.conn.private_data_len, &p->theirs);
 	rdma_ack_cm_event(ev);
 	if (r) {
 		peer_log(p, "request with a bad handshake: %s",

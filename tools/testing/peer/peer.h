@@ -77,6 +77,11 @@ struct peer {
 	struct rdma_cm_id	*id;
 	struct rdma_cm_id	*listen_id;
 	struct rdma_cm_event	*pending;	/* a request not yet taken */
+	int			accept_tos;	/* peer_accept() takes requests
+						 * of this TOS only (the module
+						 * may reconnect others to our
+						 * port meanwhile); -1: any
+						 */
 	struct ibv_pd		*pd;
 	struct ibv_comp_channel	*ch;
 	struct ibv_cq		*scq, *rcq;

@@ -240,6 +240,7 @@ int t_retrans(void)
 	check(!peer_send_ctrl(&p, 0), "ACK of the first %d (seq %llu) sent",
 	      keep, (unsigned long long)seqs[keep - 1]);
 	first_unacked = seqs[keep];
+	p.accept_tos = p.tos;
 	check(!peer_listen(&p, src, PEER_RDS_PORT), "listening on %s:%d",
 	      src, PEER_RDS_PORT);
 	peer_disconnect(&p);

@@ -391,6 +391,7 @@ int t_active(void)
 
 	if (peer_init(&p, credits))
 		return 1;
+	p.accept_tos = tos;
 	check(!peer_listen(&p, src, PEER_RDS_PORT), "listening on %s:%d", src,
 	      PEER_RDS_PORT);
 	printf("up\n");
@@ -505,6 +506,7 @@ int t_ackahead(void)
 	/* The module keeps its messages for us after a reset: it connects
 	 * to us again.
 	 */
+	p.accept_tos = p.tos;
 	check(!peer_listen(&p, src, PEER_RDS_PORT), "listening on %s:%d",
 	      src, PEER_RDS_PORT);
 	/* Still withholding: the ACK grants no credit. */

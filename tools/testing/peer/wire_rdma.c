@@ -246,6 +246,7 @@ static void rdma_theirs(struct peer *p)
 		goto out;
 	stale = bmr->rkey;
 	ibv_dereg_mr(bmr);
+	p->accept_tos = tos;
 	check(!peer_listen(p, src, PEER_RDS_PORT), "listening on %s:%d", src,
 	      PEER_RDS_PORT);
 	check(!rsay(p, "peer %x %x", pmr->rkey, stale), "host 1 told our cookies");

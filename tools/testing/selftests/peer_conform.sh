@@ -48,12 +48,14 @@ if [ "$RDS_HOST" = 2 ]; then
 	peer_result /tmp/peer.rx $pid rx
 else
 	barrier rx.up 180
+	rm -f /tmp/host.rx.release
 	$hostpy send "$RDS_ADDR" "$RDS_PEER" 102 7002 "$sz" $((2 * nsz)) \
-		rx.done > /tmp/host.rx 2>&1 &
+		/tmp/host.rx.release > /tmp/host.rx 2>&1 &
 	spid=$!
 	barrier rx.fin 600
 	cat /tmp/host.rx
 	$hostpy conns
+	touch /tmp/host.rx.release
 	barrier rx.done 600
 	wait $spid
 	check "rx: host 1 sent $((2 * nsz)) messages (exit $?)" \
@@ -78,12 +80,14 @@ if [ "$RDS_HOST" = 2 ]; then
 	peer_result /tmp/peer.wh $pid withhold
 else
 	barrier wh.up 180
-	$hostpy send "$RDS_ADDR" "$RDS_PEER" 103 7003 100,5000 12 wh.done \
+	rm -f /tmp/host.wh.release
+	$hostpy send "$RDS_ADDR" "$RDS_PEER" 103 7003 100,5000 12 /tmp/host.wh.release \
 		> /tmp/host.wh 2>&1 &
 	spid=$!
 	barrier wh.fin 600
 	cat /tmp/host.wh
 	$hostpy conns
+	touch /tmp/host.wh.release
 	barrier wh.done 600
 	wait $spid
 	check "withhold: host 1 waited for credits (credit_waits +$(delta credit_waits))" \
@@ -149,12 +153,14 @@ if [ "$RDS_HOST" = 2 ]; then
 	peer_result /tmp/peer.rt $pid retrans
 else
 	barrier rt.up 180
-	$hostpy send "$RDS_ADDR" "$RDS_PEER" 106 7006 100,5000,300 20 rt.done \
+	rm -f /tmp/host.rt.release
+	$hostpy send "$RDS_ADDR" "$RDS_PEER" 106 7006 100,5000,300 20 /tmp/host.rt.release \
 		> /tmp/host.rt 2>&1 &
 	spid=$!
 	barrier rt.fin 600
 	cat /tmp/host.rt
 	$hostpy conns
+	touch /tmp/host.rt.release
 	barrier rt.done 600
 	wait $spid
 	echo "# retrans: host 1 resets +$(delta resets), connects +$(delta connects)"

@@ -116,6 +116,23 @@ def barrier(name):
                    check=True)
 
 
+def hold(what):
+    """Keep the sender's socket open (closing it cancels what is unsent)
+    until the barrier WHAT, or until the file WHAT (a path) exists: the
+    test script creates it once it has looked at the queues.  A barrier
+    of the script's own name would let the sender go as soon as the peer
+    host reached it, before the script looked."""
+    if not what.startswith("/"):
+        barrier(what)
+        return
+    end = time.time() + 600 * int(os.environ.get("RDS_TIME_SCALE", "1"))
+    while not os.path.exists(what):
+        if time.time() > end:
+            say("# %s never appeared" % what)
+            return
+        time.sleep(0.1)
+
+
 def tx_schedule(sizes, count):
     """The messages wire_peer -t tx sends: (idx, len), then the marker."""
     out = [(i, n) for i, n in enumerate(sizes)]
@@ -163,7 +180,7 @@ def main():
         say("# sent %d (%s)" % (n, time.strftime("%T")))
         conns()
         if len(sys.argv) > 8:
-            barrier(sys.argv[8])
+            hold(sys.argv[8])
         s.close()
         return 0
     if cmd == "recvtx":
