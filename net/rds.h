@@ -10,6 +10,8 @@
  *   rds_sock_lock  ->  rs->rs_recv_lock  ->  rds_cong_monitor_lock
  *     ->  rs->rs_lock (of the monitoring sockets)
  *   rds_bind_lock, rds_conn_lock and rds_cong_lock are leaves.
+ *   ic->i_lock (net/ib: an IB connection's send ring, credits, packing
+ *   and i_posted_seq) is a leaf too: conn->c_lock is let go before it.
  * All of them are taken with bottom halves disabled: the IB completion
  * path acknowledges and delivers messages from softirq context.
  * Sleeping locks of the IB transport (net/ib): ic->i_cm_mutex  ->
@@ -165,7 +167,7 @@ struct rds_connection {
 	spinlock_t		c_lock;
 	struct list_head	c_send_queue;	/* queued, not yet transmitted */
 	struct list_head	c_retrans;	/* sent, awaiting ack */
-	u64			c_next_tx_seq;
+	u64			c_next_tx_seq;	/* assigned when queued */
 	u64			c_next_rx_seq;	/* written under c_lock with
 						 * WRITE_ONCE: the IB receive
 						 * window reads it without

@@ -9,6 +9,7 @@
 void rds_seq_tx_init(struct rds_seq_tx *tx, u64 first)
 {
 	tx->next = first;
+	tx->posted = first - 1;
 	tx->acked = first - 1;
 	tx->since_req = 0;
 	tx->bytes_since_req = 0;
@@ -19,10 +20,18 @@ u64 rds_seq_tx_assign(struct rds_seq_tx *tx)
 	return tx->next++;
 }
 
+void rds_seq_tx_posted(struct rds_seq_tx *tx, u64 seq)
+{
+	if (rds_seq_after(seq, tx->posted))
+		tx->posted = seq;
+}
+
 enum rds_seq_ack rds_seq_tx_ack(struct rds_seq_tx *tx, u64 ack)
 {
-	/* Only messages already numbered can be acknowledged. */
-	if (!rds_seq_before(ack, tx->next))
+	/* Only messages posted whole can be acknowledged: one merely
+	 * numbered (queued) or held back by the transport never left.
+	 */
+	if (rds_seq_after(ack, tx->posted))
 		return RDS_ACK_BOGUS;
 	if (!rds_seq_after(ack, tx->acked))
 		return RDS_ACK_OLD;
@@ -102,8 +111,10 @@ void rds_seq_rx_acked(struct rds_seq_rx *rx)
 
 void rds_seq_hello_fill(struct rds_seq_hello *h, u32 my_gen,
 			const struct rds_seq_peer *peer,
-			const struct rds_seq_rx *rx, u64 oldest_held)
+			const struct rds_seq_rx *rx, struct rds_seq_tx *tx,
+			u64 oldest_held)
 {
+	rds_seq_tx_posted(tx, oldest_held - 1);
 	h->gen = my_gen;
 	/* Without a place in the peer's stream, claim no knowledge of it. */
 	h->peer_gen = rx->synced ? peer->gen : 0;

@@ -55,6 +55,9 @@ static inline bool rds_seq_after(u64 a, u64 b)
 
 struct rds_seq_tx {
 	u64	next;		/* sequence of the next queued message */
+	u64	posted;		/* highest one whose last frame was posted:
+				 * the peer can acknowledge nothing beyond
+				 */
 	u64	acked;		/* peer delivered everything up to this */
 	u32	since_req;	/* messages sent since one asked for an ACK */
 	u64	bytes_since_req;
@@ -65,10 +68,15 @@ void rds_seq_tx_init(struct rds_seq_tx *tx, u64 first);
 /* Sequence number of a newly queued message. */
 u64 rds_seq_tx_assign(struct rds_seq_tx *tx);
 
+/* The last frame of message seq was posted (on any connection attempt). */
+void rds_seq_tx_posted(struct rds_seq_tx *tx, u64 seq);
+
 enum rds_seq_ack {
 	RDS_ACK_NEW,		/* moves the window: free up to tx->acked */
 	RDS_ACK_OLD,		/* nothing new (reordered or repeated): ignore */
-	RDS_ACK_BOGUS,		/* acks a message never sent: count, reset */
+	RDS_ACK_BOGUS,		/* acks a message never posted (queued, or
+				 * held by the transport): count, reset
+				 */
 };
 
 /* A cumulative ACK arrived (in a header or the handshake). */
@@ -173,10 +181,15 @@ enum rds_seq_hello_verdict {
 	RDS_HELLO_BAD,		/* malformed (gen 0, or acks the unsent) */
 };
 
-/* Fill the hello this side sends. */
+/* Fill the hello this side sends.  Nothing below oldest_held is held
+ * any more (some never left: cancelled or dropped before they were
+ * posted), and a peer that starts afresh acknowledges oldest_held - 1:
+ * tx counts it as posted.
+ */
 void rds_seq_hello_fill(struct rds_seq_hello *h, u32 my_gen,
 			const struct rds_seq_peer *peer,
-			const struct rds_seq_rx *rx, u64 oldest_held);
+			const struct rds_seq_rx *rx, struct rds_seq_tx *tx,
+			u64 oldest_held);
 
 /* Apply the peer's hello: resynchronise rx when the peer is new, and
  * take the peer's rx_next as an ACK only if it was meant for my_gen.

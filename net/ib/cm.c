@@ -128,6 +128,15 @@ static void rds_ib_cm_handshake_fill(struct rds_ib_conn *ic,
 		     conn->c_next_tx_seq;
 	spin_unlock_bh(&conn->c_lock);
 	hs->hello.tx_first = first;
+	/* Nothing below first is held any more: delivered, or cancelled
+	 * or dropped with its op before it was posted.  A peer that starts
+	 * afresh at first acknowledges first - 1 at once: not a lie, and
+	 * it frees nothing (rds_ib_recv_ack()).
+	 */
+	spin_lock_bh(&ic->i_lock);
+	if (rds_seq_after(first - 1, ic->i_posted_seq))
+		ic->i_posted_seq = first - 1;
+	spin_unlock_bh(&ic->i_lock);
 }
 
 /* Take in the peer's handshake: its generation, what it delivered of ours
@@ -137,10 +146,9 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 				      const struct rds_ib_hs *hs)
 {
 	struct rds_connection *conn = ic->i_conn;
-	u64 next_tx;
+	u64 sent;
 
 	spin_lock_bh(&conn->c_lock);
-	next_tx = conn->c_next_tx_seq;
 	if (hs->hello.gen != ic->i_peer_gen) {
 		/* A new peer (first contact or restarted): it starts afresh
 		 * at the oldest message it still holds for us.
@@ -165,11 +173,12 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 		ic->i_pack_max = min_t(unsigned int, RDS_IB_PACK_MAX,
 				       ic->i_send_sge / 2);
 	ic->i_pack_room = 1U << hs->frag_shift;
+	sent = ic->i_posted_seq;
 	spin_unlock_bh(&ic->i_lock);
 
 	/* Its rx_next speaks of us only if it knows this generation of us. */
 	if (hs->hello.peer_gen == rds_ib_gen) {
-		if (rds_seq_after(hs->hello.rx_next - 1, next_tx - 1))
+		if (rds_seq_after(hs->hello.rx_next - 1, sent))
 			return false;
 		rds_send_drop_acked(conn, hs->hello.rx_next - 1);
 	}
@@ -360,6 +369,7 @@ static void rds_ib_reconnect_maybe(struct rds_ib_conn *ic)
  */
 static void rds_ib_idle_arm(struct rds_ib_conn *ic, unsigned long delay)
 {
+	lockdep_assert_held(&ic->i_cm_mutex);
 	if (!ic->i_dying)
 		mod_delayed_work(rds_ib_wq, &ic->i_idle_work,
 				 min_t(unsigned long, delay, 10 * HZ));
@@ -410,6 +420,7 @@ static void rds_ib_hb_arm(struct rds_ib_conn *ic)
 {
 	unsigned int ms = READ_ONCE(rds_ib_heartbeat_ms);
 
+	lockdep_assert_held(&ic->i_cm_mutex);
 	if (!ic->i_dying)
 		mod_delayed_work(rds_ib_wq, &ic->i_hb_work,
 				 msecs_to_jiffies(ms ?: 1000));
@@ -419,33 +430,38 @@ static void rds_ib_hb_arm(struct rds_ib_conn *ic)
  * sent nothing for an interval is asked for a sign of life (a control
  * frame it must answer); one silent for 5 intervals is declared lost, so
  * that a link that died without an error on our side (nothing in flight
- * to time out) is noticed and the connection re-formed.
+ * to time out) is noticed and the connection re-formed.  The verdict is
+ * reached under i_cm_mutex, where no attempt ends or begins: it falls on
+ * the attempt whose silence it measured (rds_ib_conn_error() marks the
+ * current queue pair as the failed one), never on the next one.
  */
 static void rds_ib_hb_work(struct work_struct *work)
 {
 	struct rds_ib_conn *ic = container_of(to_delayed_work(work),
 					      struct rds_ib_conn, i_hb_work);
 	unsigned int ms = READ_ONCE(rds_ib_heartbeat_ms);
-	unsigned long quiet = jiffies - READ_ONCE(ic->i_last_rx);
+	unsigned long quiet;
 	bool up;
 
+	mutex_lock(&ic->i_cm_mutex);
+	quiet = jiffies - READ_ONCE(ic->i_last_rx);
 	spin_lock_bh(&ic->i_lock);
 	up = ic->i_up;
 	if (up && ms && quiet >= msecs_to_jiffies(ms))
 		ic->i_hb_ask = true;
 	spin_unlock_bh(&ic->i_lock);
 	if (!up)
-		return;
+		goto unlock;
 	if (ms && quiet >= msecs_to_jiffies(5 * ms)) {
 		rds_ib_count(RDS_IB_C_HB_TIMEOUTS);
 		pr_info_ratelimited("%pI6c: silent for %u ms: connection lost\n",
 				    &ic->i_conn->c_faddr, jiffies_to_msecs(quiet));
 		rds_ib_conn_error(ic, "heartbeat");
-		return;
+		goto unlock;
 	}
 	rds_ib_send_ctrl(ic);
-	mutex_lock(&ic->i_cm_mutex);
 	rds_ib_hb_arm(ic);
+unlock:
 	mutex_unlock(&ic->i_cm_mutex);
 }
 

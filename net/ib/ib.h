@@ -237,6 +237,11 @@ struct rds_ib_conn {
 	bool			i_hb_ask;	/* send a heartbeat request */
 	bool			i_hb_answer;	/* answer the peer's heartbeat */
 	u64			i_ack_sent;	/* last ACK value sent */
+	u64			i_posted_seq;	/* highest sequence number whose
+						 * last frame was posted, on any
+						 * attempt: the peer can
+						 * acknowledge nothing beyond
+						 */
 	struct rds_message	*i_xmit_rm;	/* partly sent message */
 	unsigned int		i_xmit_frag;	/* its next fragment */
 	/* small messages held back to share one packed frame (references) */

@@ -71,18 +71,21 @@ static void rds_ib_recv_bad(struct rds_ib_conn *ic, const char *why)
 static bool rds_ib_recv_ack(struct rds_ib_conn *ic, u64 ack)
 {
 	struct rds_connection *conn = ic->i_conn;
-	u64 next;
+	u64 sent;
 
 	/* Most frames repeat the last ACK: it was checked and applied (and
 	 * a value once valid stays valid: sequence numbers only grow).
 	 */
 	if (ack == ic->i_ack_seen)
 		return true;
-	spin_lock_bh(&conn->c_lock);
-	next = conn->c_next_tx_seq;
-	spin_unlock_bh(&conn->c_lock);
-	/* An ACK for something never sent: a broken or hostile peer. */
-	if (rds_seq_after(ack, next - 1))
+	spin_lock_bh(&ic->i_lock);
+	sent = ic->i_posted_seq;
+	spin_unlock_bh(&ic->i_lock);
+	/* An ACK for something never posted (queued ones, and ones the
+	 * transport holds for a packed frame or a credit, included: they
+	 * would be freed as delivered): a broken or hostile peer.
+	 */
+	if (rds_seq_after(ack, sent))
 		return false;
 	rds_send_drop_acked(conn, ack);
 	ic->i_ack_seen = ack;

@@ -267,6 +267,16 @@ static int rds_ib_slot_post(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
 	return 0;
 }
 
+/* rm's last frame is posted: the peer may acknowledge it from now on. */
+static void rds_ib_posted(struct rds_ib_conn *ic, const struct rds_message *rm)
+{
+	u64 seq = be64_to_cpu(rm->m_inc.i_hdr.h_sequence);
+
+	lockdep_assert_held(&ic->i_lock);
+	if (rds_seq_after(seq, ic->i_posted_seq))
+		ic->i_posted_seq = seq;
+}
+
 /* Post the messages held in i_pack as one frame (packed if more than one).
  * -EAGAIN: no credit or slot now, they stay held.
  */
@@ -275,11 +285,14 @@ static int rds_ib_pack_post(struct rds_ib_conn *ic)
 	struct rds_ib_send_slot *s;
 	struct rds_header *hdr;
 	unsigned int i, n = ic->i_pack_n;
+	struct rds_message *last;
 	u8 grant;
+	int ret;
 
 	lockdep_assert_held(&ic->i_lock);
 	if (!n)
 		return 0;
+	last = ic->i_pack[n - 1];	/* held in order: the highest number */
 	s = rds_ib_slot_take(ic, &grant);
 	if (!s)
 		return -EAGAIN;
@@ -310,7 +323,10 @@ static int rds_ib_pack_post(struct rds_ib_conn *ic)
 	}
 	ic->i_pack_n = 0;
 	ic->i_pack_used = 0;
-	return rds_ib_slot_post(ic, s, grant, false, false);
+	ret = rds_ib_slot_post(ic, s, grant, false, false);
+	if (!ret)
+		rds_ib_posted(ic, last);	/* the slot holds a reference */
+	return ret;
 
 unmap:
 	/* No mapping: the connection resets and the messages go again. */
@@ -652,6 +668,8 @@ static int rds_ib_post_frags(struct rds_ib_conn *ic, struct rds_message *rm,
 				       !f && rds_ib_op_fences(&rm->m_op));
 		if (ret)
 			return ret;
+		if (last)
+			rds_ib_posted(ic, rm);
 	}
 	return 0;
 }

@@ -172,13 +172,13 @@ static int reconnect(struct state *st)
 	int i;
 
 	/* S (active) -> R: R applies, then answers. */
-	rds_seq_hello_fill(&h, st->s_gen, &st->s_peer, &st->s_rx,
+	rds_seq_hello_fill(&h, st->s_gen, &st->s_peer, &st->s_rx, &st->tx,
 			   oldest_held(st));
 	v = rds_seq_hello_apply(&h, st->r_gen, &st->r_peer, &st->r_tx, &st->rx);
 	CHECK(v != RDS_HELLO_BAD, st, "R refused S's hello");
 	if (v == RDS_HELLO_NEW_PEER)
 		st->r_have_last = false;
-	rds_seq_hello_fill(&h, st->r_gen, &st->r_peer, &st->rx, 1);
+	rds_seq_hello_fill(&h, st->r_gen, &st->r_peer, &st->rx, &st->r_tx, 1);
 	v = rds_seq_hello_apply(&h, st->s_gen, &st->s_peer, &st->tx, &st->s_rx);
 	CHECK(v != RDS_HELLO_BAD, st, "S refused R's hello");
 
@@ -278,6 +278,7 @@ static int step(struct state *st, int e, int arg)
 				break;
 		m = &st->msgs[i];
 		m->sent_this_conn = true;
+		rds_seq_tx_posted(&st->tx, m->seq);
 		if (m->has_op) {
 			CHECK(m->op_posts == 0, st, "op of seq %llu posted twice",
 			      (unsigned long long)m->seq);
@@ -510,12 +511,19 @@ static int test_tx_ack(void)
 	CHECK(rds_seq_tx_ack(&tx, 0) == RDS_ACK_OLD, &d, "ack 0 at start");
 	rds_seq_tx_assign(&tx);
 	rds_seq_tx_assign(&tx);
+	/* Numbered (queued) is not sent: an ACK of it is a lie. */
+	CHECK(rds_seq_tx_ack(&tx, 1) == RDS_ACK_BOGUS, &d, "ack of queued");
+	rds_seq_tx_posted(&tx, 1);
+	CHECK(rds_seq_tx_ack(&tx, 2) == RDS_ACK_BOGUS, &d,
+	      "ack of the one not posted");
 	CHECK(rds_seq_tx_ack(&tx, 1) == RDS_ACK_NEW, &d, "ack 1");
 	CHECK(rds_seq_tx_is_acked(&tx, 1) && !rds_seq_tx_is_acked(&tx, 2), &d,
 	      "window after ack 1");
 	CHECK(rds_seq_tx_ack(&tx, 1) == RDS_ACK_OLD, &d, "repeated ack");
 	CHECK(rds_seq_tx_ack(&tx, 0) == RDS_ACK_OLD, &d, "reordered ack");
 	CHECK(rds_seq_tx_ack(&tx, 3) == RDS_ACK_BOGUS, &d, "ack beyond sent");
+	rds_seq_tx_posted(&tx, 2);
+	rds_seq_tx_posted(&tx, 1);	/* a resend: posted never goes back */
 	CHECK(rds_seq_tx_ack(&tx, 2) == RDS_ACK_NEW, &d, "ack 2");
 	return 0;
 }
@@ -612,6 +620,24 @@ static int test_hello(void)
 	CHECK(rds_seq_hello_apply(&h, 7, &peer, &tx, &rx) == RDS_HELLO_SAME, &d,
 	      "stale-generation ack ignored");
 	CHECK(tx.acked == 0, &d, "nothing acked by a stale hello");
+
+	/* Messages 1..5 were numbered and cancelled before they were
+	 * posted, none is held: our hello says tx_first 6, and a peer that
+	 * starts afresh there acknowledges 5 at once.  Not a lie.
+	 */
+	rds_seq_tx_init(&tx, 1);
+	rds_seq_rx_init(&rx);
+	peer.gen = 0;
+	for (int i = 0; i < 5; i++)
+		rds_seq_tx_assign(&tx);
+	CHECK(rds_seq_tx_ack(&tx, 5) == RDS_ACK_BOGUS, &d,
+	      "ack of the cancelled before any hello");
+	rds_seq_hello_fill(&h, 7, &peer, &rx, &tx, tx.next);
+	CHECK(h.tx_first == 6, &d, "tx_first after the cancelled");
+	CHECK(rds_seq_tx_ack(&tx, 5) == RDS_ACK_NEW, &d,
+	      "ack of tx_first - 1 after the hello");
+	CHECK(rds_seq_tx_ack(&tx, 6) == RDS_ACK_BOGUS, &d,
+	      "ack of tx_first itself, never posted");
 	return 0;
 }
 
@@ -644,7 +670,7 @@ int main(int argc, char **argv)
 	report("ACKs are grouped: 1 per 8 messages, at once when asked", f);
 	f = failures;
 	test_hello();
-	report("hello: first contact, restart, stale and bogus ACKs", f);
+	report("hello: first contact, restart, stale and bogus ACKs, cancelled before posted", f);
 
 	for (k = 0; k < 2; k++) {
 		char name[128];
