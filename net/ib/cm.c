@@ -180,6 +180,10 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 	if (hs->hello.peer_gen == rds_ib_gen) {
 		if (rds_seq_after(hs->hello.rx_next - 1, sent))
 			return false;
+		spin_lock_bh(&ic->i_lock);
+		if (rds_seq_after(hs->hello.rx_next - 1, ic->i_ack_seen))
+			WRITE_ONCE(ic->i_ack_seen, hs->hello.rx_next - 1);
+		spin_unlock_bh(&ic->i_lock);
 		rds_send_drop_acked(conn, hs->hello.rx_next - 1);
 	}
 	return true;

@@ -67,3 +67,17 @@ void rds_ib_credit_refilled(struct rds_ib_credit *c, u32 n)
 {
 	c->unadv += n;
 }
+
+int rds_ib_pool_take(int free, int want, int min)
+{
+	int least = want < min ? want : min;
+
+	if (free >= want)
+		return want;
+	return free > least ? free : least;
+}
+
+bool rds_ib_pool_keep_back(int free, u32 reserved, u32 min)
+{
+	return free < 0 && reserved > min;
+}

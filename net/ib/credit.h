@@ -67,4 +67,29 @@ bool rds_ib_credit_recv(struct rds_ib_credit *c, bool data, u8 grant,
 /* We refilled n receive buffers (used by data frames) for this connection. */
 void rds_ib_credit_refilled(struct rds_ib_credit *c, u32 n);
 
+/* The device's pool of shared receive buffers (srq.c), out of which every
+ * connection's grant comes: free is what no connection was promised, and
+ * may be below zero (debt).  The rules:
+ *   - a new connection wanting want buffers (its credits plus the control
+ *     buffer) takes want, or what is free, and never less than min(want,
+ *     min): it is never refused, and may put the pool in debt;
+ *   - while the pool is in debt, a data frame's buffer received on a
+ *     connection that holds more than min is kept back (not granted
+ *     again): the debt shrinks by one, as do the connection's buffers;
+ *   - a connection that ends gives back what it holds.
+ * So free plus what the connections hold is always the pool's size, no
+ * connection holds less than min(want, min), and the debt falls with
+ * every frame a connection above min receives, until the pool is out of
+ * debt or every connection holds min.
+ */
+
+/* Buffers a new connection takes: free is what is free now. */
+int rds_ib_pool_take(int free, int want, int min);
+
+/* Whether a connection holding reserved buffers keeps the buffer of a
+ * data frame back (true) rather than granting it again, free being what
+ * is free now.
+ */
+bool rds_ib_pool_keep_back(int free, u32 reserved, u32 min);
+
 #endif /* _RDS_IB_CREDIT_H */

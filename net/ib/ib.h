@@ -57,6 +57,11 @@ struct rds_ib_rx_ops {
 					struct ib_qp_init_attr *attr);
 	/* The QP exists: post the connection's own receives, if any. */
 	int		(*conn_start)(struct rds_ib_conn *ic);
+	/* A data frame's receive buffer was taken and reposted (receive
+	 * completion, under i_lock): how many buffers to grant back, 1 or
+	 * 0 (the SRQ keeps it back while its pool is in debt).
+	 */
+	u32		(*conn_refill)(struct rds_ib_conn *ic);
 	/* Make every completion of the QP arrive (sends and receives):
 	 * after it, no completion of the QP is queued or being handled,
 	 * so the QP may be destroyed.
@@ -187,6 +192,8 @@ enum {
 	RDS_IB_C_RX_DRAINS,		/* shared CQ markers of torn down QPs */
 	RDS_IB_C_LAST_WQE_LATE,		/* Last WQE Reached not seen in time */
 	RDS_IB_C_RX_COPIES,		/* no page to refill: data copied */
+	RDS_IB_C_GRANTS_SHORT,		/* SRQ grant below ib_credits */
+	RDS_IB_C_GRANTS_SHRUNK,		/* refills kept back: pool in debt */
 	RDS_IB_C_MAX,
 };
 
@@ -275,9 +282,9 @@ struct rds_ib_conn {
 	struct rds_message	*i_rx_rm;	/* message being reassembled */
 	unsigned int		i_rx_frag;	/* fragments received of it */
 	u64			i_rx_delivered;	/* ACK value: last delivered seq */
-	u64			i_ack_seen;	/* the last ACK the peer sent,
-						 * already applied (receive
-						 * completions only)
+	u64			i_ack_seen;	/* the highest ACK the peer
+						 * sent (frames, handshake),
+						 * written under i_lock
 						 */
 
 	struct timer_list	i_ack_timer;	/* runs: delayed ACK is due */

@@ -67,28 +67,34 @@ static void rds_ib_recv_bad(struct rds_ib_conn *ic, const char *why)
 	rds_ib_conn_error(ic, why);
 }
 
-/* The peer acknowledged everything up to ack. */
-static bool rds_ib_recv_ack(struct rds_ib_conn *ic, u64 ack)
+/* The peer acknowledged everything up to ack.  An ACK that moves on
+ * while the send side is stalled sets *kick: messages held corked for a
+ * packed frame wait for it (rds_ib_pack_corked()).
+ */
+static bool rds_ib_recv_ack(struct rds_ib_conn *ic, u64 ack, bool *kick)
 {
 	struct rds_connection *conn = ic->i_conn;
-	u64 sent;
+	bool bad;
 
 	/* Most frames repeat the last ACK: it was checked and applied (and
 	 * a value once valid stays valid: sequence numbers only grow).
 	 */
-	if (ack == ic->i_ack_seen)
+	if (ack == READ_ONCE(ic->i_ack_seen))
 		return true;
 	spin_lock_bh(&ic->i_lock);
-	sent = ic->i_posted_seq;
-	spin_unlock_bh(&ic->i_lock);
 	/* An ACK for something never posted (queued ones, and ones the
 	 * transport holds for a packed frame or a credit, included: they
 	 * would be freed as delivered): a broken or hostile peer.
 	 */
-	if (rds_seq_after(ack, sent))
+	bad = rds_seq_after(ack, ic->i_posted_seq);
+	if (!bad && rds_seq_after(ack, ic->i_ack_seen)) {
+		WRITE_ONCE(ic->i_ack_seen, ack);
+		*kick |= ic->i_xmit_stalled;
+	}
+	spin_unlock_bh(&ic->i_lock);
+	if (bad)
 		return false;
 	rds_send_drop_acked(conn, ack);
-	ic->i_ack_seen = ack;
 	return true;
 }
 
@@ -386,13 +392,14 @@ void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 				ic->i_peer_grant);
 	kick = ok && hdr.h_credit && ic->i_xmit_stalled;
 	if (ok && !ctrl)
-		rds_ib_credit_refilled(&ic->i_credit, 1);
+		rds_ib_credit_refilled(&ic->i_credit,
+				       ic->i_rdev->rd_rx_ops->conn_refill(ic));
 	spin_unlock_bh(&ic->i_lock);
 	if (!ok) {
 		rds_ib_recv_bad(ic, "credits exceeded");
 		return;
 	}
-	if (!rds_ib_recv_ack(ic, be64_to_cpu(hdr.h_ack))) {
+	if (!rds_ib_recv_ack(ic, be64_to_cpu(hdr.h_ack), &kick)) {
 		rds_ib_recv_bad(ic, "ACK of a message never sent");
 		return;
 	}

@@ -148,6 +148,14 @@ static void rds_ib_ring_conn_drain(struct rds_ib_conn *ic)
 	ib_drain_qp(ic->i_qp);
 }
 
+/* A data frame's buffer was reposted: always granted again (the ring's
+ * buffers are the connection's own).
+ */
+static u32 rds_ib_ring_conn_refill(struct rds_ib_conn *ic)
+{
+	return 1;
+}
+
 static void rds_ib_ring_conn_stop(struct rds_ib_conn *ic)
 {
 	rds_ib_ring_free_bufs(ic, ic->i_rx_nr);
@@ -178,6 +186,7 @@ const struct rds_ib_rx_ops rds_ib_ring_ops = {
 	.release	= rds_ib_ring_release,
 	.conn_prepare	= rds_ib_ring_conn_prepare,
 	.conn_start	= rds_ib_ring_conn_start,
+	.conn_refill	= rds_ib_ring_conn_refill,
 	.conn_drain	= rds_ib_ring_conn_drain,
 	.conn_stop	= rds_ib_ring_conn_stop,
 };

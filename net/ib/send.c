@@ -347,19 +347,21 @@ static bool rds_ib_packable(struct rds_ib_conn *ic, struct rds_message *rm)
 }
 
 /* Whether small messages wait to be packed even with nothing queued
- * behind them: while an eighth of the peer's grant or more is in flight.
- * They could not reach the peer before those frames anyway, and a frame
- * granting credits back for them is certain (the peer refills a buffer
- * for each, and its ACK of their messages, delayed by a tick at most,
- * carries every credit it refilled): it kicks the send work, which posts
- * what is held.
+ * behind them: while an eighth of the peer's grant or more is used and
+ * messages posted are not yet acknowledged.  They could not reach the
+ * peer before those frames anyway, and a frame that kicks the send work,
+ * which posts what is held, is certain: the peer's ACK of the messages
+ * posted (delayed by a tick at most; rds_ib_recv_ack()).  Its credits
+ * are not certain: a peer may keep refills back (ours does while its
+ * receive pool is in debt), and the credits used then never come back.
  */
 static bool rds_ib_pack_corked(struct rds_ib_conn *ic)
 {
 	u32 grant = ic->i_peer_grant, avail = ic->i_credit.avail;
 
 	lockdep_assert_held(&ic->i_lock);
-	return avail < grant && grant - avail >= max_t(u32, 1, grant / 8);
+	return avail < grant && grant - avail >= max_t(u32, 1, grant / 8) &&
+	       rds_seq_after(ic->i_posted_seq, ic->i_ack_seen);
 }
 
 /* Hold rm for a packed frame, posting the frame when it is full, or when

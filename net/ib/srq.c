@@ -347,10 +347,17 @@ static void rds_ib_srq_release(struct rds_ib_device *rdev)
 	rds_ib_srq_free_hdrs(rdev);
 }
 
-/* A connection's credits come out of the device's SRQ: ib_credits plus
- * one control buffer, or what is left if fewer remain (at least 4 + 1),
- * else "busy" until a connection goes.  So the sum of all grants never
- * exceeds the buffers posted and an RNR cannot happen.
+/* The smallest grant: 4 credits and the control buffer. */
+#define RDS_IB_SRQ_MIN_TAKE	5
+
+/* A connection's credits come out of the device's SRQ by the pool rules
+ * of credit.h: ib_credits plus one control buffer, or what is left, and
+ * never less than RDS_IB_SRQ_MIN_TAKE: a connection is never refused for
+ * buffers.  When fewer than that are left, rd_rx_free goes below zero
+ * (the pool is in debt; grants_short counts the short grants): the grants
+ * then promise more buffers than are posted, and the busy connections pay
+ * the debt back (rds_ib_srq_conn_refill()).  Only a burst that uses more
+ * credits at once than there are buffers meets an empty queue (RNR).
  */
 static int rds_ib_srq_conn_prepare(struct rds_ib_conn *ic,
 				   struct ib_qp_init_attr *attr)
@@ -359,17 +366,37 @@ static int rds_ib_srq_conn_prepare(struct rds_ib_conn *ic,
 	int want, avail, take;
 
 	want = min_t(u32, rds_ib_credits ?: 1, RDS_IB_SEND_RING) + 1;
+	want = max(want, 2);
 	do {
 		avail = atomic_read(&rdev->rd_rx_free);
-		if (avail < 5)
-			return -EBUSY;
-		take = min(want, avail);
+		take = rds_ib_pool_take(avail, want, RDS_IB_SRQ_MIN_TAKE);
 	} while (atomic_cmpxchg(&rdev->rd_rx_free, avail, avail - take) !=
 		 avail);
+	if (take < want)
+		rds_ib_count(RDS_IB_C_GRANTS_SHORT);
 	ic->i_reserved = take;
 	ic->i_grant = take - 1;
 	attr->srq = rdev->rd_srq;
 	attr->recv_cq = rdev->rd_recv_cq;
+	return 0;
+}
+
+/* A data frame's buffer was taken and reposted (receive completion,
+ * under i_lock): grant it again (1), or, while the pool is in debt and
+ * the connection holds more than the smallest grant, keep it back to pay
+ * one buffer of the debt (0): the peer's credits shrink by one.
+ */
+static u32 rds_ib_srq_conn_refill(struct rds_ib_conn *ic)
+{
+	struct rds_ib_device *rdev = ic->i_rdev;
+
+	lockdep_assert_held(&ic->i_lock);
+	if (!rds_ib_pool_keep_back(atomic_read(&rdev->rd_rx_free),
+				   ic->i_reserved, RDS_IB_SRQ_MIN_TAKE))
+		return 1;
+	ic->i_reserved--;
+	atomic_inc(&rdev->rd_rx_free);
+	rds_ib_count(RDS_IB_C_GRANTS_SHRUNK);
 	return 0;
 }
 
@@ -427,6 +454,7 @@ const struct rds_ib_rx_ops rds_ib_srq_ops = {
 	.release	= rds_ib_srq_release,
 	.conn_prepare	= rds_ib_srq_conn_prepare,
 	.conn_start	= rds_ib_srq_conn_start,
+	.conn_refill	= rds_ib_srq_conn_refill,
 	.conn_drain	= rds_ib_srq_conn_drain,
 	.conn_stop	= rds_ib_srq_conn_stop,
 };

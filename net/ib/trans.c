@@ -48,6 +48,8 @@ static const char *const rds_ib_counter_keys[RDS_IB_C_MAX] = {
 	[RDS_IB_C_RX_DRAINS]	= "rx_drains",
 	[RDS_IB_C_LAST_WQE_LATE] = "last_wqe_late",
 	[RDS_IB_C_RX_COPIES]	= "rx_copies",
+	[RDS_IB_C_GRANTS_SHORT]	= "grants_short",
+	[RDS_IB_C_GRANTS_SHRUNK] = "grants_shrunk",
 };
 
 /* net.rds.ib.heartbeat_ms: how often a quiet connection asks the peer for

@@ -7,7 +7,7 @@
 # RDS endpoint at 10.0.0.2 while they run: host 2's module is unloaded for
 # the test (so that host 1's module, connecting to 10.0.0.2, meets the
 # peer) and loaded again at its end, or when the harness stops the test.
-# Each test uses its own TOS (101..114, beyond ib_memory_test's 1..12), so
+# Each test uses its own TOS (101..114, beyond ib_memory_test's 1..64), so
 # host 1 gives it a fresh RDS connection.
 . "$(dirname "$0")/lib.sh"
 

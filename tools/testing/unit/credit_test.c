@@ -16,6 +16,17 @@
  *     again.
  * Then long random walks with a printed seed, and the recv checks against
  * a misbehaving peer.
+ *
+ * The device pool's rules (rds_ib_pool_take(), rds_ib_pool_keep_back()):
+ * connections of a pool of B buffers come and go and receive data frames,
+ * in every order to a depth, on small pools, then in random walks on large
+ * ones.  Checked after every event: no connection is refused and none
+ * holds less than the smallest grant; the buffers free plus those the
+ * connections hold are always B; a connection's peer has one credit per
+ * buffer it holds but the control one; a data frame never deepens the
+ * debt.  And from every reached state, frames on the connections above the
+ * smallest grant pay the debt back: the pool comes out of debt or every
+ * connection is at the smallest grant.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,6 +282,141 @@ static int misbehaving_peer(void)
 	return 0;
 }
 
+#define POOL_CONNS	4
+
+struct pool {
+	int b, want, min;
+	int free;
+	int held[POOL_CONNS];	/* 0: no connection in this slot */
+	int credits[POOL_CONNS];
+};
+
+static unsigned long pool_states;
+
+static int pool_least(const struct pool *p)
+{
+	return p->want < p->min ? p->want : p->min;
+}
+
+static int pool_check(const struct pool *p)
+{
+	int i, sum = p->free;
+
+	for (i = 0; i < POOL_CONNS; i++) {
+		if (!p->held[i])
+			continue;
+		sum += p->held[i];
+		if (p->held[i] < pool_least(p))
+			FAIL("pool %d want %d min %d: connection %d holds %d",
+			     p->b, p->want, p->min, i, p->held[i]);
+		if (p->credits[i] != p->held[i] - 1)
+			FAIL("pool %d: connection %d holds %d with %d credits",
+			     p->b, i, p->held[i], p->credits[i]);
+	}
+	if (sum != p->b)
+		FAIL("pool %d want %d min %d: %d free and held", p->b,
+		     p->want, p->min, sum);
+	return 0;
+}
+
+/* Event e on slot i: 0 connect, 1 end, 2 a data frame received. */
+static int pool_step(struct pool *p, int e, int i)
+{
+	int take, before = p->free;
+
+	switch (e) {
+	case 0:
+		take = rds_ib_pool_take(p->free, p->want, p->min);
+		if (take < pool_least(p) || take > p->want)
+			FAIL("pool %d want %d min %d free %d: took %d", p->b,
+			     p->want, p->min, p->free, take);
+		if (p->free >= p->want && take != p->want)
+			FAIL("pool %d: %d free, %d wanted, took %d", p->b,
+			     p->free, p->want, take);
+		p->free -= take;
+		p->held[i] = take;
+		p->credits[i] = take - 1;
+		break;
+	case 1:
+		p->free += p->held[i];
+		p->held[i] = 0;
+		p->credits[i] = 0;
+		break;
+	default:
+		/* the peer used a credit; the buffer is reposted */
+		p->credits[i]--;
+		if (rds_ib_pool_keep_back(p->free, p->held[i], p->min)) {
+			p->held[i]--;
+			p->free++;
+		} else {
+			p->credits[i]++;
+		}
+		if (p->free < before)
+			FAIL("pool %d: a data frame deepened the debt", p->b);
+	}
+	return pool_check(p);
+}
+
+static bool pool_enabled(const struct pool *p, int e, int i)
+{
+	return e == 0 ? !p->held[i] : e == 1 ? p->held[i] > 0 :
+	       p->credits[i] > 0;
+}
+
+/* Frames on the connections above the smallest grant pay the debt. */
+static int pool_check_repaid(const struct pool *p0)
+{
+	struct pool p = *p0;
+	int i, steps, busy;
+
+	for (steps = 0; steps < 10000 && p.free < 0; steps++) {
+		busy = 0;
+		for (i = 0; i < POOL_CONNS; i++)
+			if (p.held[i] > pool_least(&p) && p.credits[i] > 0) {
+				if (pool_step(&p, 2, i))
+					return -1;
+				busy = 1;
+			}
+		if (!busy)
+			break;
+	}
+	if (p.free >= 0)
+		return 0;
+	for (i = 0; i < POOL_CONNS; i++)
+		if (p.held[i] > pool_least(&p))
+			FAIL("pool %d want %d min %d: debt %d left, connection %d holds %d",
+			     p.b, p.want, p.min, -p.free, i, p.held[i]);
+	return 0;
+}
+
+static void pool_explore(const struct pool *p, int depth)
+{
+	int e, i;
+
+	pool_states++;
+	if (pool_check_repaid(p) || !depth)
+		return;
+	for (e = 0; e < 3; e++)
+		for (i = 0; i < POOL_CONNS; i++) {
+			struct pool q = *p;
+
+			if (!pool_enabled(&q, e, i))
+				continue;
+			if (pool_step(&q, e, i))
+				return;
+			pool_explore(&q, depth - 1);
+		}
+}
+
+static void pool_init(struct pool *p, int b, int want, int min)
+{
+	memset(p, 0, sizeof(*p));
+	p->b = b;
+	p->want = want;
+	p->min = min;
+	p->free = b;
+}
+
 int main(int argc, char **argv)
 {
 	u64 seed = argc > 1 ? strtoull(argv[1], NULL, 0) : (u64)time(NULL);
@@ -285,7 +431,7 @@ int main(int argc, char **argv)
 	int f;
 
 	rng = seed | 1;
-	printf("TAP version 13\n1..%zu\n", sizeof(cfg) / sizeof(cfg[0]) + 2);
+	printf("TAP version 13\n1..%zu\n", sizeof(cfg) / sizeof(cfg[0]) + 4);
 	printf("# seed 0x%llx (rerun: %s 0x%llx)\n", (unsigned long long)seed,
 	       argv[0], (unsigned long long)seed);
 
@@ -320,5 +466,40 @@ int main(int argc, char **argv)
 	f = failures;
 	misbehaving_peer();
 	report("a peer sending beyond its grant or over-granting is caught", f);
+
+	f = failures;
+	pool_states = 0;
+	for (k = 1; k <= 8 && failures == f; k++) {
+		int want, min;
+
+		for (want = 1; want <= 4; want++)
+			for (min = 1; min <= 3; min++) {
+				struct pool p;
+
+				pool_init(&p, k, want, min);
+				pool_explore(&p, 7);
+			}
+	}
+	snprintf(name, sizeof(name),
+		 "the receive pool, every order to depth 7, 1..8 buffers, want 1..4, min 1..3: %lu states, never refused, conserved, debt repaid",
+		 pool_states);
+	report(name, f);
+
+	f = failures;
+	for (w = 0; w < 2000 && failures == f; w++) {
+		struct pool p;
+		int i;
+
+		pool_init(&p, 1 + rnd(2048), 2 + rnd(128), 1 + rnd(8));
+		for (i = 0; i < 2000; i++) {
+			int e = rnd(3), c = rnd(POOL_CONNS);
+
+			if (pool_enabled(&p, e, c) && pool_step(&p, e, c))
+				break;
+			if (i % 100 == 0 && pool_check_repaid(&p))
+				break;
+		}
+	}
+	report("the receive pool, 2000 random walks of 2000 events, pools of 1..2048", f);
 	return failures ? 1 : 0;
 }
