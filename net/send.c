@@ -647,6 +647,16 @@ int rds_send_msg(struct socket *sock, struct msghdr *msg, size_t payload_len)
 	}
 
 	rds_stats_inc(s_send_queued);
+	/* The connection may have gone down since it was chosen above, and
+	 * the end of that attempt, finding nothing queued, made no new one.
+	 * Queued first, then the state read; the transport sets the state,
+	 * then looks at the queue (rds_ib_reconnect_maybe()): with a full
+	 * barrier on each side, one of the two sees the other.
+	 */
+	smp_mb();
+	if (atomic_read(&conn->c_state) == RDS_CONN_DOWN &&
+	    conn->c_trans->conn_connect)
+		conn->c_trans->conn_connect(conn);
 	rds_send_xmit(conn);
 	ret = payload_len;
 out:

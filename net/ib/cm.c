@@ -352,6 +352,11 @@ static void rds_ib_reconnect_maybe(struct rds_ib_conn *ic)
 	unsigned int ms, min_ms, max_ms;
 
 	lockdep_assert_held(&ic->i_cm_mutex);
+	/* The state went down before this look at the queue; a sender that
+	 * chose the connection while it was up queues, then reads the state
+	 * (rds_send_msg()): one of the two sees the other's write.
+	 */
+	smp_mb();
 	if (ic->i_dying || ic->i_cur || list_empty_careful(&conn->c_send_queue))
 		return;
 	if (atomic_cmpxchg(&conn->c_state, RDS_CONN_DOWN,
@@ -416,6 +421,8 @@ static void rds_ib_idle_work(struct work_struct *work)
 	}
 	pr_info("%pI6c: idle for %u s: disconnecting\n", &conn->c_faddr, secs);
 	rds_ib_attempt_end(ic, ic->i_cur);
+	/* A sender may have queued during the end, seeing it still up. */
+	rds_ib_reconnect_maybe(ic);
 out:
 	mutex_unlock(&ic->i_cm_mutex);
 }
