@@ -295,8 +295,13 @@ restart:
 	 */
 	smp_mb__after_atomic();
 
-	/* Something queued while we were finishing: it is ours to send. */
-	if (!list_empty_careful(&conn->c_send_queue)) {
+	/* Something queued while we were finishing: it is ours to send.  So
+	 * is a kick that found the bit taken: credits or room for what the
+	 * transport holds back (rds_ib_xmit_done()) may have come after its
+	 * look, and its kicker left it to us.
+	 */
+	if (!list_empty_careful(&conn->c_send_queue) ||
+	    test_bit(RDS_CONN_XMIT_AGAIN, &conn->c_flags)) {
 		rds_stats_inc(s_send_lock_queue_raced);
 		goto restart;
 	}
