@@ -821,15 +821,21 @@ TEST_F_TIMEOUT(ib, memory, 390)
 	 * buffers for at the full grant (IB only).
 	 */
 	if (!single && counter(before.counters, "grants_short") >= 0) {
-		unsigned int total = fresh + others;
-
 		note("host %d: grants_short %+lld, grants_shrunk %+lld, rnr %+lld",
 		     host, moved(&before, &after, "grants_short"),
 		     moved(&before, &after, "grants_shrunk"),
 		     moved(&before, &after, "rnr"));
 		EXPECT_EQ(0, moved(&before, &after, "rnr"));
-		if (total * FULL_GRANT > SRQ_BUFS)
-			EXPECT_LE(total - SRQ_BUFS / FULL_GRANT,
+		/* At most SRQ_BUFS / FULL_GRANT of the fresh ones can have
+		 * had the full grant, if the others held none (a connection
+		 * counted among them may be down: on the debug kernel, TOS 0
+		 * was closed by its idle peer just before this test): the
+		 * pool is empty from the next one on, and then only a close
+		 * brings it back above zero (refills kept back only repay
+		 * the debt).
+		 */
+		if (fresh * FULL_GRANT > SRQ_BUFS)
+			EXPECT_LE(fresh - SRQ_BUFS / FULL_GRANT,
 				  moved(&before, &after, "grants_short"));
 		/* TOS 1 had the full grant and sent rounds 1.. with the
 		 * pool in debt: each of its frames paid a buffer back.
