@@ -39,5 +39,9 @@ done
 cp "$here/init" "$work/init"
 chmod +x "$work/init"
 
-(cd "$work" && find . | cpio -o -H newc --quiet) | gzip -1 > "$out.tmp"
-mv "$out.tmp" "$out"
+# A file of this run's own, renamed over OUT: two runs that build OUT at
+# once (two suites started side by side) each rename a whole image, where
+# one shared temporary name interleaved their output and the guests of
+# both died booting (their /init faulted).
+(cd "$work" && find . | cpio -o -H newc --quiet) | gzip -1 > "$out.$$.tmp"
+mv "$out.$$.tmp" "$out"
