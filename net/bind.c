@@ -192,20 +192,11 @@ int rds_bind_addr(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 		goto out;
 	}
 
-	trans = rs->rs_transport;
-	if (trans) {
-		/* pinned with SO_RDS_TRANSPORT */
-		if (!trans->laddr_check ||
-		    trans->laddr_check(net, &addr, scope_id)) {
-			ret = -ENOPROTOOPT;
-			goto out;
-		}
-	} else {
-		trans = rds_trans_get_preferred(net, &addr, scope_id);
-		if (!trans) {
-			ret = -EADDRNOTAVAIL;
-			goto out;
-		}
+	/* rs_transport is set before a bind only by SO_RDS_TRANSPORT */
+	trans = rds_trans_for_bind(net, rs->rs_transport, &addr, scope_id);
+	if (IS_ERR(trans)) {
+		ret = PTR_ERR(trans);
+		goto out;
 	}
 
 	sock_set_flag(sk, SOCK_RCU_FREE);

@@ -127,7 +127,9 @@ struct rds_connection *rds_conn_find_or_alloc(struct net *net,
 }
 
 /* The connection from laddr to faddr, created and started if needed.  A
- * destination local to this host always goes over loopback.
+ * destination local to this host always goes over loopback; loopback
+ * carries nothing else: from a loopback-bound socket a destination that
+ * is not local is unreachable (-ENETUNREACH), not delivered to this host.
  */
 struct rds_connection *rds_conn_create(struct net *net,
 				       const struct in6_addr *laddr,
@@ -138,9 +140,10 @@ struct rds_connection *rds_conn_create(struct net *net,
 	struct rds_connection *conn;
 	int ret;
 
-	if (trans != &rds_loop_transport &&
-	    rds_loop_addr_is_local(net, faddr, scope_id))
+	if (rds_loop_addr_is_local(net, faddr, scope_id))
 		trans = &rds_loop_transport;
+	else if (trans == &rds_loop_transport)
+		return ERR_PTR(-ENETUNREACH);
 
 	conn = rds_conn_find_or_alloc(net, laddr, faddr, trans, tos, scope_id,
 				      gfp);

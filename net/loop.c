@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The loopback transport: carries messages between addresses of this
- * host (127/8, ::1 and any local interface address) without touching a
- * network.  Transmit delivers the message itself to the receive path of
- * the reverse connection and acknowledges it at once.
+ * host without touching a network.  Sockets bind to it only on 127/8 and
+ * ::1; a connection from any bound address to a destination local to the
+ * host uses it too.  Transmit delivers the message itself to the receive
+ * path of the reverse connection and acknowledges it at once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -46,11 +47,11 @@ bool rds_loop_addr_is_local(struct net *net, const struct in6_addr *addr,
 	return local;
 }
 
+/* A socket binds to loopback only on a loopback address (any namespace). */
 static int rds_loop_laddr_check(struct net *net, const struct in6_addr *addr,
 				u32 scope_id)
 {
-	return rds_loop_addr_is_local(net, addr, scope_id) ? 0 :
-							      -EADDRNOTAVAIL;
+	return rds_addr_is_loopback(addr) ? 0 : -EADDRNOTAVAIL;
 }
 
 /* Pair conn with its reverse, on which deliveries to conn->c_faddr

@@ -21,6 +21,7 @@
 #define _RDS_RDS_H
 
 #include <linux/types.h>
+#include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/list.h>
 #include <linux/rculist.h>
@@ -185,7 +186,12 @@ struct rds_transport {
 	const char		*t_name;
 	unsigned int		t_type;
 	struct list_head	t_item;		/* rds_transports, rds_trans_sem */
-	/* 0 if addr is a local address this transport can bind to */
+	/* 0 if addr is a local address this transport can bind to, else
+	 * why not: -EADDRNOTAVAIL (none of its devices has addr),
+	 * -EAFNOSUPPORT (it does not carry addr's family yet), -EPROTOTYPE
+	 * (it does not serve net).  Only bind() sees these; it answers
+	 * EADDRNOTAVAIL (ENOPROTOOPT if pinned) and logs the reason.
+	 */
 	int (*laddr_check)(struct net *net, const struct in6_addr *addr,
 			   u32 scope_id);
 	int (*conn_alloc)(struct rds_connection *conn, gfp_t gfp);
@@ -332,9 +338,10 @@ void rds_bind_exit(void);
 void rds_trans_register(struct rds_transport *trans);
 void rds_trans_unregister(struct rds_transport *trans);
 struct rds_transport *rds_trans_get(unsigned int t_type);
-struct rds_transport *rds_trans_get_preferred(struct net *net,
-					      const struct in6_addr *addr,
-					      u32 scope_id);
+struct rds_transport *rds_trans_for_bind(struct net *net,
+					 struct rds_transport *pinned,
+					 const struct in6_addr *addr,
+					 u32 scope_id);
 
 /* message.c */
 struct rds_message *rds_message_alloc(unsigned int len, gfp_t gfp);
@@ -412,6 +419,15 @@ void rds_recv_purge(struct rds_sock *rs);
 
 /* loop.c */
 extern struct rds_transport rds_loop_transport;
+
+/* 127/8 or ::1 (v4 addresses are v4-mapped): the loopback transport's. */
+static inline bool rds_addr_is_loopback(const struct in6_addr *addr)
+{
+	if (ipv6_addr_v4mapped(addr))
+		return ipv4_is_loopback(addr->s6_addr32[3]);
+	return ipv6_addr_loopback(addr);
+}
+
 bool rds_loop_addr_is_local(struct net *net, const struct in6_addr *addr,
 			    u32 scope_id);
 int rds_loop_init(void);

@@ -7,6 +7,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/inet.h>
 #include <linux/list.h>
 #include <linux/rwsem.h>
 
@@ -49,22 +50,67 @@ struct rds_transport *rds_trans_get(unsigned int t_type)
 	return found;
 }
 
-static bool rds_addr_is_loopback(const struct in6_addr *addr)
+/* Why no transport took addr (err: the most telling laddr_check answer). */
+static const char *rds_trans_why_not(struct net *net,
+				     const struct in6_addr *addr,
+				     u32 scope_id, int err)
 {
-	if (ipv6_addr_v4mapped(addr))
-		return ipv4_is_loopback(addr->s6_addr32[3]);
-	return ipv6_addr_loopback(addr);
+	if (rds_addr_is_loopback(addr))
+		return "a loopback address is for the loopback transport only";
+	if (!rds_loop_addr_is_local(net, addr, scope_id))
+		return "not an address of this host";
+	switch (err) {
+	case -EPROTOTYPE:
+		return "RDMA devices serve the initial network namespace only";
+	case -EAFNOSUPPORT:
+		return "IPv6 over IB is not supported yet";
+	default:
+		return "no RDMA device has this address";
+	}
 }
 
-/* The transport for a bind to addr: loopback for 127/8 and ::1, else the
- * first registered network transport that owns the address, and as a
- * last resort loopback for any other address local to this host.
+static void rds_trans_refused(struct net *net, const struct in6_addr *addr,
+			      u32 scope_id, struct rds_transport *pinned,
+			      int err)
+{
+	char name[INET6_ADDRSTRLEN + sizeof("%4294967295")];
+
+	if (ipv6_addr_v4mapped(addr))
+		snprintf(name, sizeof(name), "%pI4", &addr->s6_addr32[3]);
+	else if (scope_id)
+		snprintf(name, sizeof(name), "%pI6c%%%u", addr, scope_id);
+	else
+		snprintf(name, sizeof(name), "%pI6c", addr);
+	pr_info_ratelimited("cannot bind to %s%s%s: %s\n", name,
+			    pinned ? " over " : "",
+			    pinned ? pinned->t_name : "",
+			    rds_trans_why_not(net, addr, scope_id, err));
+}
+
+/* The transport a bind to addr uses.  A socket pinned with
+ * SO_RDS_TRANSPORT keeps its transport if that one serves addr.  Else
+ * 127/8 and ::1 go to loopback and any other address to the first network
+ * transport whose laddr_check takes it; loopback serves no other address,
+ * so nothing is bound that no transport can reach.  On failure an ERR_PTR
+ * (-ENOPROTOOPT for a pinned socket, -EADDRNOTAVAIL otherwise) and one
+ * rate-limited line saying why.
  */
-struct rds_transport *rds_trans_get_preferred(struct net *net,
-					      const struct in6_addr *addr,
-					      u32 scope_id)
+struct rds_transport *rds_trans_for_bind(struct net *net,
+					 struct rds_transport *pinned,
+					 const struct in6_addr *addr,
+					 u32 scope_id)
 {
 	struct rds_transport *trans, *found = NULL;
+	int ret, err = -EADDRNOTAVAIL;
+
+	if (pinned) {
+		err = pinned->laddr_check ?
+		      pinned->laddr_check(net, addr, scope_id) : -EADDRNOTAVAIL;
+		if (!err)
+			return pinned;
+		rds_trans_refused(net, addr, scope_id, pinned, err);
+		return ERR_PTR(-ENOPROTOOPT);
+	}
 
 	if (rds_addr_is_loopback(addr))
 		return &rds_loop_transport;
@@ -73,14 +119,18 @@ struct rds_transport *rds_trans_get_preferred(struct net *net,
 	list_for_each_entry(trans, &rds_transports, t_item) {
 		if (trans == &rds_loop_transport || !trans->laddr_check)
 			continue;
-		if (trans->laddr_check(net, addr, scope_id) == 0) {
+		ret = trans->laddr_check(net, addr, scope_id);
+		if (!ret) {
 			found = trans;
 			break;
 		}
+		if (ret != -EADDRNOTAVAIL)
+			err = ret;
 	}
 	up_read(&rds_trans_sem);
 
-	if (!found && rds_loop_addr_is_local(net, addr, scope_id))
-		found = &rds_loop_transport;
-	return found;
+	if (found)
+		return found;
+	rds_trans_refused(net, addr, scope_id, NULL, err);
+	return ERR_PTR(-EADDRNOTAVAIL);
 }

@@ -137,8 +137,11 @@ static int rds_ib_laddr_check(struct net *net, const struct in6_addr *addr,
 {
 	struct rds_ib_device *rdev;
 
+	/* the reasons, in rds_transport's terms, that bind() logs */
 	if (!net_eq(net, &init_net))
-		return -EADDRNOTAVAIL;
+		return -EPROTOTYPE;
+	if (!ipv6_addr_v4mapped(addr))
+		return -EAFNOSUPPORT;
 	rdev = rds_ib_device_of_addr(addr);
 	if (!rdev)
 		return -EADDRNOTAVAIL;

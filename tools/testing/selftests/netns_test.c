@@ -72,6 +72,27 @@ TEST(transport_outside_init_net)
 	close(fd);
 }
 
+/* Outside the initial namespace only loopback addresses bind: the IB
+ * transport serves init_net alone, and the loopback transport takes no
+ * other address (the host's own address, configured in the namespace,
+ * used to bind to loopback and black-hole what was sent to other hosts).
+ */
+TEST(other_netns_binds_loopback_only)
+{
+	int fd;
+
+	ASSERT_EQ(0, unshare(CLONE_NEWNET));
+	ASSERT_EQ(0, system("ip link set lo up && ip addr add " HOST_ADDR
+			    "/32 dev lo"));
+	EXPECT_EQ(-1, rds_bound(HOST_ADDR, 4702));
+	EXPECT_EQ(EADDRNOTAVAIL, errno);
+	EXPECT_EQ(-1, rds_bound("192.0.2.1", 4702));
+	EXPECT_EQ(EADDRNOTAVAIL, errno);
+	fd = rds_bound("127.0.0.1", 4702);
+	EXPECT_LE(0, fd);
+	close(fd);
+}
+
 /* Namespaces with connections and queued data die; repeat a few times. */
 TEST(netns_teardown)
 {
