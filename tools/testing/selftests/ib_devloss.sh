@@ -26,9 +26,9 @@ else
 	num_start p1 send 0 "$A" "$B" bound:0
 	check "#0..#$((A - 1)) sent with the device present" \
 		wait_for 120 num_all p1 '^# sent'
-	# The second senders bind while the device is there (a socket bound
-	# with no RDMA device on its address would take the loopback
-	# transport), then send once it is gone.
+	# The second senders bind while the device is there (with no RDMA
+	# device on its address a bind fails: EADDRNOTAVAIL), then send once
+	# it is gone.
 	rm -f /tmp/devloss.go
 	num_start p2 send "$A" "$B" "$B" /tmp/devloss.go
 	check "second senders bound" wait_for 120 num_all p2 '^# bound'

@@ -6,7 +6,7 @@
 # per-second lines and the average, over our module's IB transport (also
 # part of the two-host suite of make check).  It runs over our module or
 # fails: should the test address not be on an RDMA device our module uses
-# (a socket bound to it gets another transport than IB), the test fails
+# (a bind to it fails with EADDRNOTAVAIL), the test fails
 # at once; it never falls back to the kernel's own rds_rdma.
 . "$(dirname "$0")/lib.sh"
 
