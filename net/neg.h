@@ -16,6 +16,11 @@
  *             socket (rds-stress's verifier)
  *   pageleak  a page leaked per received message, up to
  *             RDS_NEG_PAGES (unload.sh's page check)
+ *   stalerx   the shared receive queue's end of an attempt drains the
+ *             send queue only and destroys the QP with its receive
+ *             completions still in the shared CQ, as before 5a53c40
+ *             (issue 15, lead 3): their handler reads the freed QP
+ *             (KASAN, in ib_rx_stale)
  */
 #ifndef _RDS_NEG_H
 #define _RDS_NEG_H
@@ -61,6 +66,18 @@ void rds_neg_pageleak(void);
 #else
 static inline void rds_neg_pageleak(void)
 {
+}
+#endif
+
+#ifdef RDS_NEG_STALERX
+static inline bool rds_neg_stalerx(void)
+{
+	return true;
+}
+#else
+static inline bool rds_neg_stalerx(void)
+{
+	return false;
 }
 #endif
 

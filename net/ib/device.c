@@ -116,7 +116,7 @@ static int rds_ib_add_one(struct ib_device *dev)
 			   ib_alloc_cq_any(dev, rdev,
 					   min_t(unsigned int, rds_ib_srq_size,
 						 dev->attrs.max_srq_wr) + 1,
-					   IB_POLL_SOFTIRQ);
+					   rds_ib_test_rx_poll_ctx());
 	if (IS_ERR(rdev->rd_recv_cq)) {
 		ret = PTR_ERR(rdev->rd_recv_cq);
 		goto err_pd;

@@ -349,6 +349,22 @@ int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp);
 void rds_ib_conn_free(struct rds_connection *conn);
 void rds_ib_conn_error(struct rds_ib_conn *ic, const char *why);
 void rds_ib_qp_event(struct ib_event *event, void *context);
+
+/* Test hooks of the shared receive CQ (rx_hook.c). */
+#ifdef RDS_TEST_HOOKS
+enum ib_poll_context rds_ib_test_rx_poll_ctx(void);
+void rds_ib_test_rx_hook(struct ib_wc *wc);
+#else
+/* A production build (no RDS_TEST_HOOKS, see Kbuild): no hook. */
+static inline enum ib_poll_context rds_ib_test_rx_poll_ctx(void)
+{
+	return IB_POLL_SOFTIRQ;
+}
+
+static inline void rds_ib_test_rx_hook(struct ib_wc *wc)
+{
+}
+#endif
 void rds_ib_conn_error_after(struct rds_ib_conn *ic, const char *why,
 			     unsigned long delay);
 /* A queue pair that failed on its own while up may have refused a

@@ -18,6 +18,7 @@
 #include <linux/sysfs.h>
 
 #include "../fault.h"
+#include "../neg.h"
 #include "../wire.h"
 #include "ib.h"
 
@@ -160,7 +161,8 @@ int rds_ib_srq_post(struct rds_ib_device *rdev, struct rds_ib_rx_buf *buf)
 	return ret;
 }
 
-/* Runs in softirq context from the shared receive CQ.  The buffer goes
+/* Runs in softirq context from the shared receive CQ (a workqueue with
+ * the test-only ib_rx_poll_wq, rx_hook.c).  The buffer goes
  * back on the SRQ as soon as its frame has been taken (copied out).
  */
 static void rds_ib_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -177,6 +179,7 @@ static void rds_ib_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	rds_ib_rx_buf_sync(buf, true);
 	if (wc->status == IB_WC_SUCCESS) {
+		rds_ib_test_rx_hook(wc);
 		rds_ib_recv_frame(wc->qp->qp_context, buf, wc);
 	} else if (wc->status != IB_WC_WR_FLUSH_ERR) {
 		pr_warn_ratelimited("%s: receive failed: %s\n", dev_name(&dev->dev),
@@ -426,10 +429,14 @@ static void rds_ib_srq_conn_drain(struct rds_ib_conn *ic)
 	int err;
 
 	might_sleep();
+	err = ib_modify_qp(ic->i_qp, &attr, IB_QP_STATE);
+	if (rds_neg_stalerx()) {
+		ib_drain_sq(ic->i_qp);
+		return;
+	}
 	/* Even when the modify fails (the QP already failed), the wait
 	 * gives a receive in progress elsewhere its time.
 	 */
-	err = ib_modify_qp(ic->i_qp, &attr, IB_QP_STATE);
 	if (!wait_for_completion_timeout(&ic->i_last_wqe,
 					 RDS_IB_LAST_WQE_WAIT) || err)
 		rds_ib_count(RDS_IB_C_LAST_WQE_LATE);

@@ -17,6 +17,11 @@
 #     dup       a message queued twice to its socket          -> the same
 #     pageleak  a page leaked per message received            -> unload:
 #               "not ok ... pages returned"
+#     stalerx   a QP destroyed with receive completions of it still in
+#               the shared CQ (issue 15, lead 3, as before its fix) ->
+#               ib_rx_stale (two hosts): the CQ's handler reads the freed
+#               QP: "Oops: general protection fault" (slub_debug's poison)
+#               or, on a debug kernel, "BUG: KASAN: "
 #   debug (a -rdsdebug kernel of debug-kernel.sh; SKIP without one):
 #     kasan     a use-after-free at load       -> "BUG: KASAN: "
 #     kmemleak  an object leaked at load       -> kmemleak:
@@ -24,7 +29,7 @@
 #     lockdep   a lock-order inversion at load -> "possible circular
 #               locking dependency"
 #
-# --cheap (default): lost, dup, pageleak on --kver (default kver.sh).
+# --cheap (default): lost, dup, pageleak, stalerx on --kver (default kver.sh).
 # --debug: kasan, kmemleak, lockdep on the newest /boot/vmlinuz-*-rdsdebug
 # (--kver picks another one), time scale 12 unless --time-scale.
 # --all: both.  One TAP line per control, then "N passed, N failed,
@@ -48,7 +53,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-cheap="lost dup pageleak"
+cheap="lost dup pageleak stalerx"
 debug="kasan kmemleak lockdep"
 case $set in
 cheap) kinds=$cheap ;;
@@ -73,6 +78,8 @@ mkdir -p "$res"
 printf '%s\n' "load 60" "rxe 60" "stress_4k 600 STRESS_4K_SECS=15" "unload 120" \
 	> "$res/cheap.tests"
 printf '%s\n' "load 60" "kmemleak 600" "unload 120" > "$res/debug.tests"
+printf '%s\n' "load 60" "rxe 60" "ib_rx_stale 600" "unload 120" \
+	> "$res/stalerx.tests"
 
 n=0 pass=0 fail=0 skip=0
 result() {	# result ok|fail|skip NAME [WHY]
@@ -107,6 +114,8 @@ oracle() {	# oracle KIND -> "FILES-GLOB<TAB>ERE"
 		'^not ok .*every message verified' ;;
 	pageleak) printf '%s\t%s\n' 'tests/unload.log' '^not ok .*pages returned' ;;
 	kasan) printf '%s\t%s\n' '*' 'BUG: KASAN: ' ;;
+	stalerx) printf '%s\t%s\n' '*' \
+		'BUG: KASAN: |Oops: general protection fault' ;;
 	kmemleak) printf '%s\t%s\n' 'tests/kmemleak.log' \
 		'^not ok .*kmemleak: no object of the module leaked' ;;
 	lockdep) printf '%s\t%s\n' '*' 'possible circular locking dependency' ;;
@@ -129,6 +138,7 @@ for kind in $kinds; do
 		k=$dkver plan=$res/debug.tests topo=one ts=${scale:-12} mem=1536
 		;;
 	esac
+	[ "$kind" = stalerx ] && plan=$res/stalerx.tests topo=two
 	out=$res/$kind
 	mkdir -p "$out"
 	if ! NEG=$kind $T/build-module.sh "$k" > "$out/build.log" 2>&1; then
