@@ -100,6 +100,15 @@ static const struct kernel_param_ops rds_ib_hs_stats_ops = {
 module_param_cb(ib_handshakes, &rds_ib_hs_stats_ops, NULL, 0444);
 MODULE_PARM_DESC(ib_handshakes, "Connection requests accepted and refused, by reason (read only)");
 
+/* The same in RDS_INFO_COUNTERS: ib_hs_accepted, then the refusals as
+ * ib_hs_REASON.
+ */
+unsigned int rds_ib_hs_stats_info(struct rds_info_buf *out)
+{
+	return rds_ib_counts_info(out, "ib_hs_", rds_ib_hs_keys, NULL,
+				  rds_ib_hs_count, RDS_IB_HS_R_MAX);
+}
+
 static void rds_ib_cm_handshake_fill(struct rds_ib_conn *ic,
 				     struct rds_ib_hs *hs, u8 tos)
 {

@@ -162,7 +162,9 @@ struct rds_ib_send_slot {
 						 */
 };
 
-/* Counters of the IB transport, listed by the ib_counters parameter. */
+/* Counters of the IB transport, listed by the ib_counters parameter and,
+ * after the core's, by RDS_INFO_COUNTERS (trans.c names them there).
+ */
 enum {
 	RDS_IB_C_TX_FRAMES,
 	RDS_IB_C_RX_FRAMES,
@@ -337,11 +339,16 @@ void rds_ib_device_exit(void);
 struct rds_ib_device *rds_ib_device_of_addr(const struct in6_addr *addr);
 int rds_ib_counts_show(char *buf, const char *const *keys,
 		       atomic64_t *vals, int n);
+unsigned int rds_ib_counts_info(struct rds_info_buf *out, const char *prefix,
+				const char *const *keys,
+				const char *const *names, atomic64_t *vals,
+				unsigned int n);
 int rds_ib_init(void);
 void rds_ib_exit(void);
 
 /* cm.c */
 extern u32 rds_ib_gen;
+unsigned int rds_ib_hs_stats_info(struct rds_info_buf *out);
 int rds_ib_cm_init(void);
 void rds_ib_cm_exit(void);
 int rds_ib_conn_connect(struct rds_connection *conn);

@@ -80,6 +80,118 @@ TEST(counters_count)
 	close(b);
 }
 
+/* A key=value listing of a module parameter (ib_counters, ib_handshakes)
+ * in buf; the number of pairs, -1 if it cannot be read.
+ */
+static int param_pairs(const char *name, char *buf, size_t len)
+{
+	char path[128];
+	FILE *f;
+	int n = 0;
+	char *p;
+
+	snprintf(path, sizeof(path), "/sys/module/rds/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, len, f))
+		buf[0] = 0;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	for (p = buf; (p = strchr(p, '=')); p++)
+		n++;
+	return n;
+}
+
+/* The value of key in a key=value listing, -1 if absent. */
+static long long pair_value(const char *line, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p;
+
+	for (p = line; p && *p; p = strchr(p, ' '), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, kl) && p[kl] == '=')
+			return strtoll(p + kl + 1, NULL, 10);
+	return -1;
+}
+
+/*
+ * The IB transport's counters follow the core's in RDS_INFO_COUNTERS:
+ * every ib_counters key as ib_KEY (credit_waits as mainline's
+ * ib_tx_throttle), every ib_handshakes key as ib_hs_KEY, then
+ * ib_rx_pages; each name NUL-terminated and padded, once; each value
+ * between the parameter's before and after the snapshot.
+ */
+TEST(counters_ib)
+{
+	char before[4096], after[4096], hs[1024], key[64], name[80];
+	int fd = rds_socket(), nc, nh, found = 0;
+	struct rds_info_counter *c;
+	unsigned int i, j, n;
+	socklen_t len;
+	const char *p;
+	void *buf;
+
+	ASSERT_LE(0, fd);
+	nc = param_pairs("ib_counters", before, sizeof(before));
+	nh = param_pairs("ib_handshakes", hs, sizeof(hs));
+	ASSERT_LT(0, nc);
+	ASSERT_LT(0, nh);
+	ASSERT_EQ(40, rds_info_get(fd, RDS_INFO_COUNTERS, &buf, &len));
+	ASSERT_EQ(nc, param_pairs("ib_counters", after, sizeof(after)));
+	c = buf;
+	n = len / sizeof(*c);
+	/* the core's 39, then ours */
+	ASSERT_EQ(39U + nc + nh + 1, n);
+	EXPECT_STREQ("recv_notice_ctrunc", (char *)c[38].name);
+	for (i = 0; i < n; i++) {
+		size_t l = strnlen((char *)c[i].name, sizeof(c[i].name));
+
+		ASSERT_GT(sizeof(c[i].name), l) TH_LOG("counter %u", i);
+		for (j = l; j < sizeof(c[i].name); j++) {
+			EXPECT_EQ(0, c[i].name[j]) TH_LOG("counter %u", i);
+		}
+		for (j = 0; j < i; j++) {
+			EXPECT_STRNE((char *)c[j].name, (char *)c[i].name);
+		}
+	}
+	/* ib_counters, in its order */
+	for (i = 39, p = before; *p; i++) {
+		long long v0, v1;
+
+		ASSERT_EQ(1, sscanf(p, "%63[^=]", key));
+		snprintf(name, sizeof(name), "ib_%s",
+			 strcmp(key, "credit_waits") ? key : "tx_throttle");
+		EXPECT_STREQ(name, (char *)c[i].name);
+		v0 = pair_value(before, key);
+		v1 = pair_value(after, key);
+		/* credits_peak and mr_in_use are levels, the rest counts */
+		if (v0 <= v1) {
+			EXPECT_LE((unsigned long long)v0, c[i].value) TH_LOG("%s", name);
+			EXPECT_GE((unsigned long long)v1, c[i].value) TH_LOG("%s", name);
+		}
+		found++;
+		p = strchr(p, ' ');
+		if (!p)
+			break;
+		p++;
+	}
+	EXPECT_EQ(nc, found);
+	/* ib_handshakes, then ib_rx_pages */
+	for (i = 39 + nc, p = hs; *p; i++) {
+		ASSERT_EQ(1, sscanf(p, "%63[^=]", key));
+		snprintf(name, sizeof(name), "ib_hs_%s", key);
+		EXPECT_STREQ(name, (char *)c[i].name);
+		p = strchr(p, ' ');
+		if (!p)
+			break;
+		p++;
+	}
+	EXPECT_STREQ("ib_rx_pages", (char *)c[n - 1].name);
+	free(buf);
+	close(fd);
+}
+
 TEST(bad_lengths)
 {
 	int fd = rds_socket();
