@@ -17,7 +17,8 @@
  * Sleeping locks of the IB transport (net/ib): ic->i_cm_mutex  ->
  * rdev->rd_drain_mutex (an attempt's end drains the shared CQ).
  * RDS_INFO_* handlers run under rds_info_sem (read): RDS_INFO_COUNTERS
- * takes rds_trans_sem (read) inside it.
+ * takes rds_trans_sem (read) inside it; RDS_INFO_IB_CONNECTIONS takes
+ * ic->i_lock under rcu_read_lock() (the connection walk).
  */
 #ifndef _RDS_RDS_H
 #define _RDS_RDS_H

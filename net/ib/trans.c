@@ -241,6 +241,7 @@ int rds_ib_init(void)
 	ret = rds_ib_cm_init();
 	if (ret)
 		goto err_trans;
+	rds_ib_info_init();
 	return 0;
 
 err_trans:
@@ -255,6 +256,7 @@ err_sysctl:
 
 void rds_ib_exit(void)
 {
+	rds_ib_info_exit();
 	rds_ib_cm_exit();
 	rds_cong_flush_sends();
 	/* Tears down every IB connection (rds_ib_conn_free). */
