@@ -18,6 +18,7 @@
  *   cache_allocs  KiB of receive buffers the connection holds now (its
  *       SRQ share shrinks while the pool is in debt)
  */
+#include <linux/rcupdate.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
 
@@ -39,6 +40,8 @@ static void rds_ib_info_record(struct rds_connection *conn,
 	const struct rds_ib_qp_info *q = &ic->i_qp_info;
 	bool up;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+			 "IB connection records need the connection walk's RCU");
 	memset(r, 0, sizeof(*r));	/* the padding too: copied out whole */
 	r->src_addr = conn->c_laddr;
 	r->dst_addr = conn->c_faddr;
