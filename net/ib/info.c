@@ -9,7 +9,7 @@
  *
  * What the fields mean here (Documentation/ib-transport.md):
  *   max_send_wr, max_send_sge  the send queue as the QP was created (the
- *       provider may give more than asked; rxe rounds up)
+ *       provider may report more than asked: 6.12's rxe its rounding up)
  *   max_recv_wr   the QP's own receive queue as created; with the
  *       device's shared receive queue (the default), the SRQ buffers the
  *       connection took when its QP was set up (its grant plus one)
