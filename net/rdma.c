@@ -26,8 +26,6 @@ static_assert(RDS_SEQ_ST_DROPPED == RDS_RDMA_DROPPED);
 static_assert(RDS_SEQ_ST_OTHER_ERROR == RDS_RDMA_OTHER_ERROR);
 
 #define RDS_RDMA_MAX_IOVECS	1024
-/* a region: up to 1 MiB starting anywhere in a page */
-#define RDS_MR_MAX_PAGES	(RDS_MAX_MSG_SIZE / PAGE_SIZE + 1)
 /* the longest a blocking caller waits for a free region */
 #define RDS_MR_MAX_WAIT		(10 * HZ)
 

@@ -26,6 +26,10 @@
 #include <rdma/ib_verbs.h>
 
 #include "seq.h"
+#include "wire.h"
+
+/* Pages a memory region spans at most: 1 MiB starting anywhere in a page. */
+#define RDS_MR_MAX_PAGES	(RDS_MAX_MSG_SIZE / PAGE_SIZE + 1)
 
 struct rds_sock;
 struct rds_message;

@@ -16,6 +16,9 @@
  * path acknowledges and delivers messages from softirq context.
  * Sleeping locks of the IB transport (net/ib): ic->i_cm_mutex  ->
  * rdev->rd_drain_mutex (an attempt's end drains the shared CQ).
+ * RDS_INFO_* handlers run under rds_info_sem (read): RDS_INFO_COUNTERS
+ * takes rds_trans_sem (read) inside it; RDS_INFO_IB_CONNECTIONS takes
+ * ic->i_lock under rcu_read_lock() (the connection walk).
  */
 #ifndef _RDS_RDS_H
 #define _RDS_RDS_H
@@ -45,6 +48,7 @@ struct rds_sock;
 struct rds_connection;
 struct rds_message;
 struct rds_incoming;
+struct rds_info_buf;
 
 /* Per-incoming receive-path timestamps, indexed by RDS_MSG_RX_* below. */
 enum {
@@ -232,6 +236,11 @@ struct rds_transport {
 	int (*atomic_check)(struct rds_sock *rs, enum ib_wr_opcode op);
 	/* NULL: SIOCRDSSETTOS is not supported */
 	u8 (*get_tos_map)(u8 tos);
+	/* optional: append the transport's counters to an RDS_INFO_COUNTERS
+	 * snapshot (rds_stats_info_one()) and say how many, the same number
+	 * at every call; process context, rds_trans_sem held for reading
+	 */
+	unsigned int (*stats_info)(struct rds_info_buf *out);
 	/* sends the maps of local addresses to its peers */
 	bool			t_cong_maps;
 };
@@ -338,6 +347,7 @@ void rds_bind_exit(void);
 void rds_trans_register(struct rds_transport *trans);
 void rds_trans_unregister(struct rds_transport *trans);
 struct rds_transport *rds_trans_get(unsigned int t_type);
+unsigned int rds_trans_stats_info(struct rds_info_buf *out);
 struct rds_transport *rds_trans_for_bind(struct net *net,
 					 struct rds_transport *pinned,
 					 const struct in6_addr *addr,
@@ -501,6 +511,8 @@ struct rds_statistics {
 DECLARE_PER_CPU_SHARED_ALIGNED(struct rds_statistics, rds_stats);
 #define rds_stats_inc(member)	this_cpu_inc(rds_stats.member)
 #define rds_stats_add(member, n) this_cpu_add(rds_stats.member, n)
+void rds_stats_info_one(struct rds_info_buf *out, const char *name,
+			u64 value);
 int rds_stats_init(void);
 void rds_stats_exit(void);
 

@@ -57,10 +57,23 @@ static const char *const rds_stat_names[] = {
 #define RDS_STAT_COUNT	(sizeof(struct rds_statistics) / sizeof(u64))
 static_assert(ARRAY_SIZE(rds_stat_names) == RDS_STAT_COUNT);
 
+/* Append one RDS_INFO_COUNTERS record: its name NUL padded, every byte
+ * of it written.
+ */
+void rds_stats_info_one(struct rds_info_buf *out, const char *name, u64 value)
+{
+	struct rds_info_counter ctr;
+
+	memset(&ctr, 0, sizeof(ctr));
+	strscpy_pad((char *)ctr.name, name, sizeof(ctr.name));
+	ctr.value = value;
+	rds_info_copy(out, &ctr, sizeof(ctr));
+}
+
+/* The core's counters, then each transport's (rds_trans_stats_info()). */
 static void rds_stats_info(struct socket *sock, struct rds_info_buf *out,
 			   struct rds_info_lengths *lens)
 {
-	struct rds_info_counter ctr;
 	unsigned int i;
 	int cpu;
 
@@ -72,14 +85,10 @@ static void rds_stats_info(struct socket *sock, struct rds_info_buf *out,
 
 			sum += v[i];
 		}
-		memset(&ctr, 0, sizeof(ctr));
-		strscpy_pad((char *)ctr.name, rds_stat_names[i],
-			    sizeof(ctr.name));
-		ctr.value = sum;
-		rds_info_copy(out, &ctr, sizeof(ctr));
+		rds_stats_info_one(out, rds_stat_names[i], sum);
 	}
-	lens->nr = RDS_STAT_COUNT;
-	lens->each = sizeof(ctr);
+	lens->nr = RDS_STAT_COUNT + rds_trans_stats_info(out);
+	lens->each = sizeof(struct rds_info_counter);
 }
 
 int rds_stats_init(void)

@@ -50,6 +50,22 @@ struct rds_transport *rds_trans_get(unsigned int t_type)
 	return found;
 }
 
+/* Appends every transport's counters to an RDS_INFO_COUNTERS snapshot,
+ * in the order the transports registered; how many it appended.
+ */
+unsigned int rds_trans_stats_info(struct rds_info_buf *out)
+{
+	struct rds_transport *trans;
+	unsigned int n = 0;
+
+	down_read(&rds_trans_sem);
+	list_for_each_entry(trans, &rds_transports, t_item)
+		if (trans->stats_info)
+			n += trans->stats_info(out);
+	up_read(&rds_trans_sem);
+	return n;
+}
+
 /* Why no transport took addr (err: the most telling laddr_check answer). */
 static const char *rds_trans_why_not(struct net *net,
 				     const struct in6_addr *addr,

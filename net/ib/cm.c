@@ -100,6 +100,15 @@ static const struct kernel_param_ops rds_ib_hs_stats_ops = {
 module_param_cb(ib_handshakes, &rds_ib_hs_stats_ops, NULL, 0444);
 MODULE_PARM_DESC(ib_handshakes, "Connection requests accepted and refused, by reason (read only)");
 
+/* The same in RDS_INFO_COUNTERS: ib_hs_accepted, then the refusals as
+ * ib_hs_REASON.
+ */
+unsigned int rds_ib_hs_stats_info(struct rds_info_buf *out)
+{
+	return rds_ib_counts_info(out, "ib_hs_", rds_ib_hs_keys, NULL,
+				  rds_ib_hs_count, RDS_IB_HS_R_MAX);
+}
+
 static void rds_ib_cm_handshake_fill(struct rds_ib_conn *ic,
 				     struct rds_ib_hs *hs, u8 tos)
 {
@@ -287,6 +296,16 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 		rdma_destroy_qp(id);
 		goto err;
 	}
+	/* The provider wrote what it gave the QP (at least what was asked)
+	 * back into attr.cap.
+	 */
+	spin_lock_bh(&ic->i_lock);
+	ic->i_qp_info.q_srq = !!attr.srq;
+	ic->i_qp_info.q_send_wr = attr.cap.max_send_wr;
+	ic->i_qp_info.q_send_sge = attr.cap.max_send_sge;
+	ic->i_qp_info.q_recv_wr = attr.srq ? ic->i_reserved :
+					     attr.cap.max_recv_wr;
+	spin_unlock_bh(&ic->i_lock);
 	return 0;
 err:
 	rds_ib_ring_free(ic);
@@ -479,9 +498,15 @@ unlock:
 static void rds_ib_attempt_up(struct rds_ib_conn *ic)
 {
 	struct rds_connection *conn = ic->i_conn;
+	struct rdma_cm_id *id = ic->i_cur->a_id;
+	union ib_gid sgid, dgid;
 
 	lockdep_assert_held(&ic->i_cm_mutex);
+	rdma_read_gids(id, &sgid, &dgid);
 	spin_lock_bh(&ic->i_lock);
+	ic->i_qp_info.q_sgid = sgid;
+	ic->i_qp_info.q_dgid = dgid;
+	ic->i_qp_info.q_sl = id->route.path_rec ? id->route.path_rec->sl : 0;
 	/* The peer knows what our handshake said; deliveries since need
 	 * an ACK.
 	 */

@@ -162,7 +162,9 @@ struct rds_ib_send_slot {
 						 */
 };
 
-/* Counters of the IB transport, listed by the ib_counters parameter. */
+/* Counters of the IB transport, listed by the ib_counters parameter and,
+ * after the core's, by RDS_INFO_COUNTERS (trans.c names them there).
+ */
 enum {
 	RDS_IB_C_TX_FRAMES,
 	RDS_IB_C_RX_FRAMES,
@@ -204,6 +206,20 @@ static inline void rds_ib_count(unsigned int c)
 	atomic64_inc(&rds_ib_counters[c]);
 }
 
+/* A queue pair as RDS_INFO_IB_CONNECTIONS shows it (info.c). */
+struct rds_ib_qp_info {
+	union ib_gid		q_sgid;		/* of the rdma_cm id, once up */
+	union ib_gid		q_dgid;
+	u8			q_sl;		/* of its path record, once up */
+	bool			q_srq;		/* receives from the device's SRQ */
+	u32			q_send_wr;	/* as the QP was created */
+	u32			q_send_sge;
+	/* its own receive queue as created, or with an SRQ (no receive
+	 * queue of its own) the SRQ buffers it took
+	 */
+	u32			q_recv_wr;
+};
+
 /* The IB state of one RDS connection, for the connection's lifetime;
  * queue pairs come and go under it (one "attempt" at a time).
  */
@@ -234,6 +250,10 @@ struct rds_ib_conn {
 	/* protects the data path state below (taken in softirq) */
 	spinlock_t		i_lock;
 	bool			i_up;		/* frames may be posted */
+	/* written under i_cm_mutex and i_lock while !i_up (the QP's
+	 * setup, its coming up), read under i_lock while i_up
+	 */
+	struct rds_ib_qp_info	i_qp_info;
 	struct rds_ib_credit	i_credit;
 	u32			i_head;		/* next slot to use */
 	u32			i_tail;		/* oldest slot not completed */
@@ -337,11 +357,20 @@ void rds_ib_device_exit(void);
 struct rds_ib_device *rds_ib_device_of_addr(const struct in6_addr *addr);
 int rds_ib_counts_show(char *buf, const char *const *keys,
 		       atomic64_t *vals, int n);
+unsigned int rds_ib_counts_info(struct rds_info_buf *out, const char *prefix,
+				const char *const *keys,
+				const char *const *names, atomic64_t *vals,
+				unsigned int n);
+
+/* info.c */
+void rds_ib_info_init(void);
+void rds_ib_info_exit(void);
 int rds_ib_init(void);
 void rds_ib_exit(void);
 
 /* cm.c */
 extern u32 rds_ib_gen;
+unsigned int rds_ib_hs_stats_info(struct rds_info_buf *out);
 int rds_ib_cm_init(void);
 void rds_ib_cm_exit(void);
 int rds_ib_conn_connect(struct rds_connection *conn);

@@ -88,6 +88,50 @@ int rds_ib_counts_show(char *buf, const char *const *keys,
 	return len;
 }
 
+/* Append n counters to an RDS_INFO_COUNTERS snapshot, each named
+ * names[i] if names and names[i] are set, else prefix and keys[i]; n.
+ */
+unsigned int rds_ib_counts_info(struct rds_info_buf *out, const char *prefix,
+				const char *const *keys,
+				const char *const *names, atomic64_t *vals,
+				unsigned int n)
+{
+	char name[sizeof_field(struct rds_info_counter, name)];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (names && names[i])
+			strscpy(name, names[i], sizeof(name));
+		else
+			snprintf(name, sizeof(name), "%s%s", prefix, keys[i]);
+		rds_stats_info_one(out, name, atomic64_read(&vals[i]));
+	}
+	return n;
+}
+
+/* RDS_INFO_COUNTERS names of ib_counters: mainline's where the meaning is
+ * the same, "ib_" and the key for the others.
+ */
+static const char *const rds_ib_counter_names[RDS_IB_C_MAX] = {
+	/* a frame had to wait for the peer's credits */
+	[RDS_IB_C_CREDIT_WAITS]	= "ib_tx_throttle",
+};
+
+/* The transport's counters after the core's: ib_counters, ib_handshakes
+ * (ib_hs_*) and ib_rx_pages (a level, not a count).
+ */
+static unsigned int rds_ib_stats_info(struct rds_info_buf *out)
+{
+	unsigned int n;
+
+	n = rds_ib_counts_info(out, "ib_", rds_ib_counter_keys,
+			       rds_ib_counter_names, rds_ib_counters,
+			       RDS_IB_C_MAX);
+	n += rds_ib_hs_stats_info(out);
+	rds_stats_info_one(out, "ib_rx_pages", atomic_read(&rds_ib_rx_pages));
+	return n + 1;
+}
+
 static int rds_ib_counters_get(char *buf, const struct kernel_param *kp)
 {
 	return rds_ib_counts_show(buf, rds_ib_counter_keys, rds_ib_counters,
@@ -173,6 +217,7 @@ struct rds_transport rds_ib_transport = {
 	.mr_free		= rds_ib_mr_free,
 	.atomic_check		= rds_ib_atomic_check,
 	.get_tos_map		= rds_ib_get_tos_map,
+	.stats_info		= rds_ib_stats_info,
 	.t_cong_maps		= true,
 };
 
@@ -196,6 +241,7 @@ int rds_ib_init(void)
 	ret = rds_ib_cm_init();
 	if (ret)
 		goto err_trans;
+	rds_ib_info_init();
 	return 0;
 
 err_trans:
@@ -210,6 +256,7 @@ err_sysctl:
 
 void rds_ib_exit(void)
 {
+	rds_ib_info_exit();
 	rds_ib_cm_exit();
 	rds_cong_flush_sends();
 	/* Tears down every IB connection (rds_ib_conn_free). */
