@@ -19,16 +19,32 @@
 #   make fuzz-wire       the wire fuzzer (FUZZ_SECS, FUZZ_SEED): user-space peer vs the module
 #   make stress-4k       the crash shape of issue 15 for STRESS_4K_SECS (600), then pages back
 #   make check-debug     the VM suites on a KASAN/lockdep/kmemleak kernel (SERIES=6.12, PLAN=all)
-#   make deps            install what the above need (Debian 12, as root)
+#   make deps            install what the tests need (Debian 12, as root)
+#
+# Building needs only the kernel's headers; every test target
+# installs what it needs first (tools/testing/deps.sh --quiet: apt-get, for
+# what is missing).
 #
 # KVER defaults to the newest kernel with both an image and headers
-# installed (tools/testing/kver.sh); it is worked out when a recipe runs, so
-# that "make deps" can install the kernels first.
+# installed (tools/testing/kver.sh), or the one of KDIR; it is worked out
+# when a recipe runs, so that "make deps" can install the kernels first.
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
 T := $(TOP)/tools/testing
-KVER_SH = k="$(KVER)"; [ -n "$$k" ] || k=$$($(T)/kver.sh) || exit 1
+KVER_SH = k="$(KVER)"; \
+	if [ -z "$$k" ] && [ -n "$(KDIR)" ]; then \
+		k=$$(cat "$(KDIR)/include/config/kernel.release" 2> /dev/null) || { \
+			echo "rds: KDIR=$(KDIR) is no kernel build tree" \
+				"(no include/config/kernel.release)" >&2; exit 1; }; \
+	fi; \
+	[ -n "$$k" ] || k=$$($(T)/kver.sh) || exit 1
+# KDIR_SH: KVER_SH, then kdir (KDIR or the kernel's headers), which must exist.
+KDIR_SH = $(KVER_SH); kdir="$(KDIR)"; kdir=$${kdir:-/lib/modules/$$k/build}; \
+	[ -e "$$kdir/Makefile" ] || { \
+		echo "rds: no kernel headers for $$k ($$kdir): install them" \
+			"(Debian: apt-get install linux-headers-$$k)" \
+			"or name a kernel build tree with KDIR=" >&2; exit 1; }
 
 .PHONY: all modules modules-all clean deps sparse checkpatch unit selftests \
 	check check-vm run bench faults soak fuzz-wire rds-stress rdma-stress \
@@ -39,10 +55,10 @@ all: modules
 deps:
 	@$(T)/deps.sh
 
+# The module alone: nothing is installed (the tests' targets below run
+# deps.sh first).
 modules:
-	@$(T)/deps.sh --quiet
-	@$(KVER_SH); kdir="$(KDIR)"; kdir=$${kdir:-/lib/modules/$$k/build}; \
-	$(MAKE) -C $$kdir M=$(TOP) W=1 modules
+	@$(KDIR_SH); $(MAKE) -C $$kdir M=$(TOP) W=1 modules
 
 # Build against every installed kernel series (6.1 and 6.12 on Debian 12),
 # each in build/mod-KVER/ (where the VM harness loads it from).
