@@ -4,6 +4,10 @@
 #
 #   make                 build rds.ko against the newest installed kernel
 #   make KVER=6.1.0-57-amd64   ... or a given one (KDIR= overrides the tree)
+#   make install         rds.ko into /lib/modules/KVER/updates, the modprobe
+#                        configuration, depmod (DESTDIR= or INSTALL_MOD_PATH=
+#                        installs under another root); make uninstall
+#   make dkms-install    DKMS builds it for every kernel (make dkms-uninstall)
 #   make sparse          build with sparse (C=2), any report fails
 #   make checkpatch      the kernel's checkpatch.pl over the sources
 #   make unit            user-space unit tests under ASan/UBSan
@@ -21,7 +25,7 @@
 #   make check-debug     the VM suites on a KASAN/lockdep/kmemleak kernel (SERIES=6.12, PLAN=all)
 #   make deps            install what the tests need (Debian 12, as root)
 #
-# Building needs only the kernel's headers; every test target
+# Building and installing need only the kernel's headers; every test target
 # installs what it needs first (tools/testing/deps.sh --quiet: apt-get, for
 # what is missing).
 #
@@ -48,7 +52,8 @@ KDIR_SH = $(KVER_SH); kdir="$(KDIR)"; kdir=$${kdir:-/lib/modules/$$k/build}; \
 
 .PHONY: all modules modules-all clean deps sparse checkpatch unit selftests \
 	check check-vm run bench faults soak fuzz-wire rds-stress rdma-stress \
-	wire-peer stress-4k check-debug
+	wire-peer stress-4k check-debug install uninstall dkms-install \
+	dkms-uninstall
 
 all: modules
 
@@ -59,6 +64,21 @@ deps:
 # deps.sh first).
 modules:
 	@$(KDIR_SH); $(MAKE) -C $$kdir M=$(TOP) W=1 modules
+
+# "make install" after "make" (same KVER): packaging/install.sh says what
+# each does.  MODDIR=DIR installs the rds.ko built in DIR (the guest test
+# installs the harness's build).
+INSTALL_ENV = DESTDIR="$(DESTDIR)" INSTALL_MOD_PATH="$(INSTALL_MOD_PATH)" \
+	MODDIR="$(MODDIR)"
+
+install:
+	@$(KDIR_SH); $(INSTALL_ENV) $(TOP)/packaging/install.sh install "$$k" "$$kdir"
+
+uninstall:
+	@$(KVER_SH); $(INSTALL_ENV) $(TOP)/packaging/install.sh uninstall "$$k"
+
+dkms-install dkms-uninstall:
+	@$(INSTALL_ENV) $(TOP)/packaging/install.sh $@
 
 # Build against every installed kernel series (6.1 and 6.12 on Debian 12),
 # each in build/mod-KVER/ (where the VM harness loads it from).
