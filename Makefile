@@ -4,6 +4,10 @@
 #
 #   make                 build rds.ko against the newest installed kernel
 #   make KVER=6.1.0-57-amd64   ... or a given one (KDIR= overrides the tree)
+#   make install         rds.ko into /lib/modules/KVER/updates, the modprobe
+#                        configuration, depmod (DESTDIR= or INSTALL_MOD_PATH=
+#                        installs under another root); make uninstall
+#   make dkms-install    DKMS builds it for every kernel (make dkms-uninstall)
 #   make sparse          build with sparse (C=2), any report fails
 #   make checkpatch      the kernel's checkpatch.pl over the sources
 #   make unit            user-space unit tests under ASan/UBSan
@@ -19,30 +23,62 @@
 #   make fuzz-wire       the wire fuzzer (FUZZ_SECS, FUZZ_SEED): user-space peer vs the module
 #   make stress-4k       the crash shape of issue 15 for STRESS_4K_SECS (600), then pages back
 #   make check-debug     the VM suites on a KASAN/lockdep/kmemleak kernel (SERIES=6.12, PLAN=all)
-#   make deps            install what the above need (Debian 12, as root)
+#   make deps            install what the tests need (Debian 12, as root)
+#
+# Building and installing need only the kernel's headers; every test target
+# installs what it needs first (tools/testing/deps.sh --quiet: apt-get, for
+# what is missing).
 #
 # KVER defaults to the newest kernel with both an image and headers
-# installed (tools/testing/kver.sh); it is worked out when a recipe runs, so
-# that "make deps" can install the kernels first.
+# installed (tools/testing/kver.sh), or the one of KDIR; it is worked out
+# when a recipe runs, so that "make deps" can install the kernels first.
 
 SHELL := /bin/bash
 TOP := $(CURDIR)
 T := $(TOP)/tools/testing
-KVER_SH = k="$(KVER)"; [ -n "$$k" ] || k=$$($(T)/kver.sh) || exit 1
+KVER_SH = k="$(KVER)"; \
+	if [ -z "$$k" ] && [ -n "$(KDIR)" ]; then \
+		k=$$(cat "$(KDIR)/include/config/kernel.release" 2> /dev/null) || { \
+			echo "rds: KDIR=$(KDIR) is no kernel build tree" \
+				"(no include/config/kernel.release)" >&2; exit 1; }; \
+	fi; \
+	[ -n "$$k" ] || k=$$($(T)/kver.sh) || exit 1
+# KDIR_SH: KVER_SH, then kdir (KDIR or the kernel's headers), which must exist.
+KDIR_SH = $(KVER_SH); kdir="$(KDIR)"; kdir=$${kdir:-/lib/modules/$$k/build}; \
+	[ -e "$$kdir/Makefile" ] || { \
+		echo "rds: no kernel headers for $$k ($$kdir): install them" \
+			"(Debian: apt-get install linux-headers-$$k)" \
+			"or name a kernel build tree with KDIR=" >&2; exit 1; }
 
 .PHONY: all modules modules-all clean deps sparse checkpatch unit selftests \
 	check check-vm run bench faults soak fuzz-wire rds-stress rdma-stress \
-	wire-peer stress-4k check-debug
+	wire-peer stress-4k check-debug install uninstall dkms-install \
+	dkms-uninstall
 
 all: modules
 
 deps:
 	@$(T)/deps.sh
 
+# The module alone: nothing is installed (the tests' targets below run
+# deps.sh first).
 modules:
-	@$(T)/deps.sh --quiet
-	@$(KVER_SH); kdir="$(KDIR)"; kdir=$${kdir:-/lib/modules/$$k/build}; \
-	$(MAKE) -C $$kdir M=$(TOP) W=1 modules
+	@$(KDIR_SH); $(MAKE) -C $$kdir M=$(TOP) W=1 modules
+
+# "make install" after "make" (same KVER): packaging/install.sh says what
+# each does.  MODDIR=DIR installs the rds.ko built in DIR (the guest test
+# installs the harness's build).
+INSTALL_ENV = DESTDIR="$(DESTDIR)" INSTALL_MOD_PATH="$(INSTALL_MOD_PATH)" \
+	MODDIR="$(MODDIR)"
+
+install:
+	@$(KDIR_SH); $(INSTALL_ENV) $(TOP)/packaging/install.sh install "$$k" "$$kdir"
+
+uninstall:
+	@$(KVER_SH); $(INSTALL_ENV) $(TOP)/packaging/install.sh uninstall "$$k"
+
+dkms-install dkms-uninstall:
+	@$(INSTALL_ENV) $(TOP)/packaging/install.sh $@
 
 # Build against every installed kernel series (6.1 and 6.12 on Debian 12),
 # each in build/mod-KVER/ (where the VM harness loads it from).

@@ -93,4 +93,11 @@ module_exit(rds_module_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Reliable Datagram Sockets (AF_RDS) over InfiniBand/RoCE");
+/* The modprobe configuration (packaging/rds-ib.conf) knows ours by its
+ * author.  The release is year.month.n, as the RDMA stack's OFED
+ * releases: dkms.conf's PACKAGE_VERSION is the same, and DKMS replaces a
+ * module of the kernel only by a newer version (the kernel's rds.ko says
+ * 4.0).  tools/testing/version-check.sh checks all three.
+ */
 MODULE_AUTHOR("The rds-ib project");
+MODULE_VERSION("26.12.0");

@@ -8,7 +8,8 @@
 #   2. user-space unit tests (ASan/UBSan), one result per test program,
 #      on one core beside the builds of 3-4
 #   3. the module built against every installed kernel series, no warnings
-#   4. sparse (C=2), no report; checkpatch, no report
+#   4. sparse (C=2), no report; checkpatch, no report; dkms.conf and the
+#      modprobe configuration agree with the module (version-check.sh)
 #   5. the VM selftests: the one-host suite of every series (two side by
 #      side), the two-host suite whole on the default series and without
 #      its default-series tests on the others; on the default series the
@@ -131,6 +132,8 @@ done
 step "sparse C=2 against $kver (no reports)" \
 	env BUILD_CLEAN=1 tools/testing/build-module.sh "$kver" C=2
 step "checkpatch (no reports)" tools/testing/checkpatch.sh
+step "packaging: dkms.conf and rds-ib.conf agree with net/main.c" \
+	tools/testing/version-check.sh
 wait $units_pid
 for t in "${units[@]}"; do
 	rc=missing secs=

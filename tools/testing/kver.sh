@@ -12,7 +12,13 @@ for img in /boot/vmlinuz-*; do
 	case $v in *-rdsdebug) continue ;; esac
 	[ -d "/lib/modules/$v/build" ] && vers+=("$v")
 done
-[ ${#vers[@]} -gt 0 ] || { echo "no kernel with headers installed" >&2; exit 1; }
+if [ ${#vers[@]} = 0 ]; then
+	echo "no kernel with both an image (/boot/vmlinuz-VER) and headers" \
+		"(/lib/modules/VER/build) installed: install the headers" \
+		"(Debian: apt-get install linux-headers-$(uname -r)), or name" \
+		"a kernel with KVER= or a build tree with KDIR=" >&2
+	exit 1
+fi
 sorted=$(printf '%s\n' "${vers[@]}" | sort -V)
 if [ "${1:-}" = "--all" ]; then
 	echo "$sorted"
