@@ -13,6 +13,11 @@
  * N ms before that completion, and every one queued behind it, is
  * handled; meanwhile the peer's frames go on landing in the CQ.  Reads
  * back 0 once it fired.
+ * ib_rx_late_fail_ms = N: the other order, for issue 15, lead 5: the
+ * handler of the next receive completion sleeps N ms first and then
+ * delivers the fatal event, which queues i_down_work again if an
+ * attempt's end (rds_ib_conn_free() at unload, say) began meanwhile and
+ * waits for this CQ.  Reads back 0 once the sleep began.
  */
 #include <linux/delay.h>
 #include <linux/moduleparam.h>
@@ -28,6 +33,7 @@ MODULE_PARM_DESC(ib_rx_poll_wq,
 
 static unsigned int rds_ib_rx_fail_ms;
 
+/* Either switch: kp->arg is its value. */
 static int rds_ib_rx_fail_set(const char *val, const struct kernel_param *kp)
 {
 	unsigned int ms;
@@ -38,7 +44,7 @@ static int rds_ib_rx_fail_set(const char *val, const struct kernel_param *kp)
 		return ret;
 	if (ms > RDS_IB_RX_FAIL_MAX_MS)
 		return -ERANGE;
-	WRITE_ONCE(rds_ib_rx_fail_ms, ms);
+	WRITE_ONCE(*(unsigned int *)kp->arg, ms);
 	return 0;
 }
 
@@ -50,14 +56,29 @@ module_param_cb(ib_rx_fail_ms, &rds_ib_rx_fail_ops, &rds_ib_rx_fail_ms, 0600);
 MODULE_PARM_DESC(ib_rx_fail_ms,
 		 "Test only: the next receive fails its QP, then its handler waits this many ms (at most 10000)");
 
+static unsigned int rds_ib_rx_late_fail_ms;
+module_param_cb(ib_rx_late_fail_ms, &rds_ib_rx_fail_ops,
+		&rds_ib_rx_late_fail_ms, 0600);
+MODULE_PARM_DESC(ib_rx_late_fail_ms,
+		 "Test only: the next receive's handler waits this many ms (at most 10000), then fails its QP");
+
 enum ib_poll_context rds_ib_test_rx_poll_ctx(void)
 {
 	return rds_ib_rx_poll_wq ? IB_POLL_UNBOUND_WORKQUEUE : IB_POLL_SOFTIRQ;
 }
 
+/* In softirq the wait is a spin of 20 ms at most. */
+static void rds_ib_rx_hook_wait(unsigned int ms)
+{
+	if (in_task())
+		msleep(ms);
+	else
+		mdelay(min(ms, 20U));
+}
+
 /* The shared receive CQ's handler, before it takes a successful
  * completion of a connection's QP (softirq or, with ib_rx_poll_wq, a
- * workqueue).  In softirq the wait is a spin of 20 ms at most.
+ * workqueue).
  */
 void rds_ib_test_rx_hook(struct ib_wc *wc)
 {
@@ -68,14 +89,17 @@ void rds_ib_test_rx_hook(struct ib_wc *wc)
 	};
 	unsigned int ms;
 
-	if (likely(!READ_ONCE(rds_ib_rx_fail_ms)))
+	if (likely(!READ_ONCE(rds_ib_rx_fail_ms) &&
+		   !READ_ONCE(rds_ib_rx_late_fail_ms)))
 		return;
 	ms = xchg(&rds_ib_rx_fail_ms, 0);
-	if (!ms)
-		return;
-	rds_ib_qp_event(&ev, wc->qp->qp_context);
-	if (in_task())
-		msleep(ms);
-	else
-		mdelay(min(ms, 20U));
+	if (ms) {
+		rds_ib_qp_event(&ev, wc->qp->qp_context);
+		rds_ib_rx_hook_wait(ms);
+	}
+	ms = xchg(&rds_ib_rx_late_fail_ms, 0);
+	if (ms) {
+		rds_ib_rx_hook_wait(ms);
+		rds_ib_qp_event(&ev, wc->qp->qp_context);
+	}
 }

@@ -10,11 +10,8 @@
 . "$(dirname "$0")/lib.sh"
 
 P=/sys/module/rds/parameters
-reload() {
-	rmmod rds && rds_insmod "$@"
-}
 barrier start 120 || { ksft_fail "barrier start"; ksft_exit; }
-check "reload with ib_no_srq=1" reload ib_no_srq=1
+check "reload with ib_no_srq=1" rds_reload ib_no_srq=1
 check "$RDS_RXE receives through per-connection rings" \
 	bash -c "dmesg | tail -20 | grep -q '$RDS_RXE: added: per-connection-ring receive'"
 check "no receive pages before a connection" test "$(cat $P/ib_rx_pages)" = 0
@@ -39,7 +36,7 @@ check "receive pages held by the connection ($per per buffer)" \
 # after that count: it adds a connection (TOS 5)
 run ib_info_test
 barrier tested 600 || ksft_fail "barrier tested"
-check "reload as usual" reload
+check "reload as usual" rds_reload
 check "receive pages back to the SRQ's" \
 	test "$(cat $P/ib_rx_pages)" -gt 0
 barrier end 120 || ksft_fail "barrier end"

@@ -33,17 +33,13 @@ if [ ! -e $P/ib_rx_fail_ms ]; then
 	ksft_exit
 fi
 
-reload() {
-	rmmod rds && rds_insmod "$@"
-}
-
 # counter_above KEY N: the IB counter KEY is above N (for wait_for).
 counter_above() {
 	[ "$(ib_counter "$1")" -gt "$2" ]
 }
 
 if [ "$RDS_HOST" = 1 ]; then
-	check "reload with ib_rx_poll_wq=1" reload ib_rx_poll_wq=1
+	check "reload with ib_rx_poll_wq=1" rds_reload ib_rx_poll_wq=1
 fi
 barrier loaded 120 || { ksft_fail "barrier loaded"; ksft_exit; }
 
@@ -98,7 +94,7 @@ fi
 barrier done 300 || ksft_fail "barrier done"
 echo "# ib_counters: $(cat $P/ib_counters)"
 if [ "$RDS_HOST" = 1 ]; then
-	check "reload as usual" reload
+	check "reload as usual" rds_reload
 fi
 barrier end 120 || ksft_fail "barrier end"
 ksft_exit

@@ -193,6 +193,11 @@ rds_insmod() {
 	insmod "$RDS_KO" "$@"
 }
 
+# rds_reload [PARAMS...]: unload our module and load it again with PARAMS.
+rds_reload() {
+	rmmod rds && rds_insmod "$@"
+}
+
 # ib_handshakes KEY: one count of /sys/module/rds/parameters/ib_handshakes
 # ("accepted=N not_rds=N version=N ...").
 ib_handshakes() {

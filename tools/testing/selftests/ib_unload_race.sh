@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The module is unloaded while an error of the connection's QP comes in
+# (issue 15, lead 5).  rds_ib_conn_free() cancels i_down_work, then ends
+# the attempt, whose drain waits for every completion of the QP; an error
+# met during that drain (a QP event, a failed completion) queues
+# i_down_work again, so the work must be cancelled once more after the
+# drain, before the connection is freed (5a53c40).  Without that second
+# cancel this test still passed on stock 6.12: the queued work blocks on
+# i_cm_mutex, which the unload holds, and ran to its end before the free;
+# the defect needs the work to still be pending at the free, which this
+# test does not force, so it has no negative control.  What it does
+# force is the error in the middle of the unload, and a debug kernel
+# (KASAN, DEBUG_OBJECTS) watches that path.
+#
+# Host 1 reloads the module with its shared receive CQ polled from a
+# workqueue (ib_rx_poll_wq=1: the handler may sleep, rx_hook.c).
+# Host 2 sends a stream of messages to host 1, which has no socket (they
+# are dropped there, acknowledged all the same, so that the module can be
+# unloaded).  Host 1 arms ib_rx_late_fail_ms (test-only): the handler of
+# the next receive sleeps 3 s (times the time scale), then fails its QP.
+# Host 1 unloads the module during that sleep: the unload's drain waits
+# for the handler, whose fatal event then comes in the middle of
+# rds_ib_conn_free().  The unload must finish, the event must have been
+# logged during it, the kernel must log no report, and the module loads
+# again (as usual).
+. "$(dirname "$0")/lib.sh"
+
+P=/sys/module/rds/parameters
+rds_loaded || { ksft_fail "rds loaded"; ksft_exit; }
+if [ ! -e $P/ib_rx_late_fail_ms ]; then
+	ksft_skip "unload under a QP error" "module built without RDS_TEST_HOOKS"
+	ksft_exit
+fi
+sender=$(cat <<'PY'
+import os, socket, sys, time
+me, peer, stop, secs = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+s.bind((me, 4900))
+s.setblocking(False)
+sent = refused = 0
+end = time.time() + secs
+while not os.path.exists(stop) and time.time() < end:
+    try:
+        s.sendto(b"x" * 1024, (peer, 4900))
+        sent += 1
+    except OSError:
+        refused += 1	# the send buffer is full while host 1 is away
+        time.sleep(0.01)
+    time.sleep(0.002)
+print("# sent %d, refused %d" % (sent, refused))
+PY
+)
+
+# counter_above KEY N: the IB counter KEY is above N (for wait_for).
+counter_above() {
+	[ "$(ib_counter "$1")" -gt "$2" ]
+}
+
+if [ "$RDS_HOST" = 1 ]; then
+	check "reload with ib_rx_poll_wq=1" rds_reload ib_rx_poll_wq=1
+fi
+barrier loaded 120 || { ksft_fail "barrier loaded"; ksft_exit; }
+
+if [ "$RDS_HOST" = 2 ]; then
+	stop=/tmp/$RDS_TEST.stop
+	rm -f "$stop"
+	python3 -c "$sender" "$RDS_ADDR" "$RDS_PEER" "$stop" \
+		"$(scaled 600)" > /tmp/$RDS_TEST.out 2>&1 &
+	pid=$!
+	barrier unloaded 600 || ksft_fail "barrier unloaded"
+	: > "$stop"
+	wait $pid
+	check "the sender ran (exit $?)" test $? = 0
+	cat /tmp/$RDS_TEST.out
+else
+	rx=$(ib_counter rx_frames)
+	check "host 2's frames arrive" wait_for 60 counter_above rx_frames $((rx + 50))
+	echo "$(( 3000 * ${RDS_TIME_SCALE:-1} ))" > $P/ib_rx_late_fail_ms
+	check "a receive handler took the late failure" \
+		wait_for 60 file_is $P/ib_rx_late_fail_ms 0
+	mark=$(dmesg | wc -l)
+	check "rmmod rds while the handler sleeps" timeout "$(scaled 120)" rmmod rds
+	check "the QP failed in the middle of the unload" \
+		bash -c "dmesg | tail -n +$((mark + 1)) | grep -q 'queue pair error'"
+	check "module gone" wait_for 10 test ! -d /sys/module/rds
+	check "reload" rds_insmod
+	barrier unloaded 600 || ksft_fail "barrier unloaded"
+fi
+barrier end 120 || ksft_fail "barrier end"
+ksft_exit
