@@ -19,8 +19,8 @@
 #if !defined(RDS_NEG_KASAN) && !defined(RDS_NEG_KMEMLEAK) && \
 	!defined(RDS_NEG_LOCKDEP) && !defined(RDS_NEG_LOST) && \
 	!defined(RDS_NEG_DUP) && !defined(RDS_NEG_PAGELEAK) && \
-	!defined(RDS_NEG_STALERX)
-#error "RDS_NEG: kasan, kmemleak, lockdep, lost, dup, pageleak or stalerx"
+	!defined(RDS_NEG_STALERX) && !defined(RDS_NEG_DOWNWORK)
+#error "RDS_NEG: kasan, kmemleak, lockdep, lost, dup, pageleak, stalerx or downwork"
 #endif
 
 /* lost, dup: one message in this many */

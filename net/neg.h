@@ -21,6 +21,11 @@
  *             completions still in the shared CQ, as before 5a53c40
  *             (issue 15, lead 3): their handler reads the freed QP
  *             (KASAN, in ib_rx_stale)
+ *   downwork  rds_ib_conn_free() frees the connection without cancelling
+ *             i_down_work again after the attempt's end, as before
+ *             5a53c40 (issue 15, lead 5): an error met during that end's
+ *             drain leaves the work pending on the freed connection
+ *             (ib_unload_race)
  */
 #ifndef _RDS_NEG_H
 #define _RDS_NEG_H
@@ -76,6 +81,18 @@ static inline bool rds_neg_stalerx(void)
 }
 #else
 static inline bool rds_neg_stalerx(void)
+{
+	return false;
+}
+#endif
+
+#ifdef RDS_NEG_DOWNWORK
+static inline bool rds_neg_downwork(void)
+{
+	return true;
+}
+#else
+static inline bool rds_neg_downwork(void)
 {
 	return false;
 }

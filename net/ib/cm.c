@@ -37,6 +37,7 @@
 #include <rdma/ib_cm.h>
 
 #include "../fault.h"
+#include "../neg.h"
 #include "ib.h"
 
 #define RDS_IB_PORT		18634
@@ -1080,7 +1081,8 @@ void rds_ib_conn_free(struct rds_connection *conn)
 	 * have queued i_down_work again (and i_send_work), nothing can
 	 * after it.
 	 */
-	cancel_delayed_work_sync(&ic->i_down_work);
+	if (!rds_neg_downwork())
+		cancel_delayed_work_sync(&ic->i_down_work);
 	cancel_work_sync(&ic->i_send_work);
 	flush_work(&ic->i_reap_work);
 	rds_ib_reap_work(&ic->i_reap_work);

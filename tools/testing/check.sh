@@ -342,9 +342,10 @@ negative allocfail 1 "1 passed, 1 failed, 0 skipped" '^not ok .*neg_allocfail' \
 
 # The oracles' cheap negative controls (neg-controls.sh): a module that
 # loses a message, one that duplicates one, one that leaks pages, one
-# that destroys a QP before its receive completions were handled; each
-# run must fail on its oracle (the verifier, the unload page check, the
-# guest's oops in ib_rx_stale).
+# that destroys a QP before its receive completions were handled, one
+# that frees a connection with work pending; each run must fail on its
+# oracle (the verifier, the unload page check, the guest's oops in
+# ib_rx_stale, in ib_unload_race).
 log=$logs/neg-controls.log
 tools/testing/neg-controls.sh --kver "$kver" --cheap > "$log" 2>&1
 grep -Eq '^(not )?ok ' "$log" || result fail "negative controls of the oracles" "$log"

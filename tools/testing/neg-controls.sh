@@ -22,6 +22,10 @@
 #               ib_rx_stale (two hosts): the CQ's handler reads the freed
 #               QP: "Oops: general protection fault" (slub_debug's poison)
 #               or, on a debug kernel, "BUG: KASAN: "
+#     downwork  a connection freed with its i_down_work still pending
+#               (issue 15, lead 5, as before its fix) -> ib_unload_race
+#               (two hosts): the work's timer fires in freed memory: the
+#               same oops, or "ODEBUG: free active" on a debug kernel
 #   debug (a -rdsdebug kernel of debug-kernel.sh; SKIP without one):
 #     kasan     a use-after-free at load       -> "BUG: KASAN: "
 #     kmemleak  an object leaked at load       -> kmemleak:
@@ -29,7 +33,8 @@
 #     lockdep   a lock-order inversion at load -> "possible circular
 #               locking dependency"
 #
-# --cheap (default): lost, dup, pageleak, stalerx on --kver (default kver.sh).
+# --cheap (default): lost, dup, pageleak, stalerx, downwork on --kver
+# (default kver.sh).
 # --debug: kasan, kmemleak, lockdep on the newest /boot/vmlinuz-*-rdsdebug
 # (--kver picks another one), time scale 12 unless --time-scale.
 # --all: both.  One TAP line per control, then "N passed, N failed,
@@ -53,7 +58,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-cheap="lost dup pageleak stalerx"
+cheap="lost dup pageleak stalerx downwork"
 debug="kasan kmemleak lockdep"
 case $set in
 cheap) kinds=$cheap ;;
@@ -78,8 +83,11 @@ mkdir -p "$res"
 printf '%s\n' "load 60" "rxe 60" "stress_4k 600 STRESS_4K_SECS=15" "unload 120" \
 	> "$res/cheap.tests"
 printf '%s\n' "load 60" "kmemleak 600" "unload 120" > "$res/debug.tests"
+# stalerx, downwork: the test that holds the defect's window open.
 printf '%s\n' "load 60" "rxe 60" "ib_rx_stale 600" "unload 120" \
 	> "$res/stalerx.tests"
+printf '%s\n' "load 60" "rxe 60" "ib_unload_race 600" "unload 120" \
+	> "$res/downwork.tests"
 
 n=0 pass=0 fail=0 skip=0
 result() {	# result ok|fail|skip NAME [WHY]
@@ -114,8 +122,8 @@ oracle() {	# oracle KIND -> "FILES-GLOB<TAB>ERE"
 		'^not ok .*every message verified' ;;
 	pageleak) printf '%s\t%s\n' 'tests/unload.log' '^not ok .*pages returned' ;;
 	kasan) printf '%s\t%s\n' '*' 'BUG: KASAN: ' ;;
-	stalerx) printf '%s\t%s\n' '*' \
-		'BUG: KASAN: |Oops: general protection fault' ;;
+	stalerx|downwork) printf '%s\t%s\n' '*' \
+		'BUG: KASAN: |ODEBUG: free active|Oops: general protection fault' ;;
 	kmemleak) printf '%s\t%s\n' 'tests/kmemleak.log' \
 		'^not ok .*kmemleak: no object of the module leaked' ;;
 	lockdep) printf '%s\t%s\n' '*' 'possible circular locking dependency' ;;
@@ -138,7 +146,9 @@ for kind in $kinds; do
 		k=$dkver plan=$res/debug.tests topo=one ts=${scale:-12} mem=1536
 		;;
 	esac
-	[ "$kind" = stalerx ] && plan=$res/stalerx.tests topo=two
+	case $kind in
+	stalerx|downwork) plan=$res/$kind.tests topo=two ;;
+	esac
 	out=$res/$kind
 	mkdir -p "$out"
 	if ! NEG=$kind $T/build-module.sh "$k" > "$out/build.log" 2>&1; then

@@ -6,25 +6,24 @@
 # the attempt, whose drain waits for every completion of the QP; an error
 # met during that drain (a QP event, a failed completion) queues
 # i_down_work again, so the work must be cancelled once more after the
-# drain, before the connection is freed (5a53c40).  Without that second
-# cancel this test still passed on stock 6.12: the queued work blocks on
-# i_cm_mutex, which the unload holds, and ran to its end before the free;
-# the defect needs the work to still be pending at the free, which this
-# test does not force, so it has no negative control.  What it does
-# force is the error in the middle of the unload, and a debug kernel
-# (KASAN, DEBUG_OBJECTS) watches that path.
+# drain, before the connection is freed (5a53c40).  Without it the work
+# is left pending on the freed connection (the negative control downwork
+# is that build).
 #
 # Host 1 reloads the module with its shared receive CQ polled from a
 # workqueue (ib_rx_poll_wq=1: the handler may sleep, rx_hook.c).
 # Host 2 sends a stream of messages to host 1, which has no socket (they
 # are dropped there, acknowledged all the same, so that the module can be
 # unloaded).  Host 1 arms ib_rx_late_fail_ms (test-only): the handler of
-# the next receive sleeps 3 s (times the time scale), then fails its QP.
-# Host 1 unloads the module during that sleep: the unload's drain waits
-# for the handler, whose fatal event then comes in the middle of
-# rds_ib_conn_free().  The unload must finish, the event must have been
-# logged during it, the kernel must log no report, and the module loads
-# again (as usual).
+# the next receive sleeps until its connection's attempt begins to end
+# (60 s at most), then fails its QP and reports a data-path error whose
+# end is due a second later.  Host 1 unloads the module during that
+# sleep: rds_ib_conn_free() ends the attempt, whose drain waits for the
+# handler, so the errors come in the middle of it and queue i_down_work
+# again, pending.  The unload must finish, the event must have been
+# logged during it, the kernel must log no report (and nothing may run
+# on the freed connection a second later), and the module loads again
+# (as usual).
 . "$(dirname "$0")/lib.sh"
 
 P=/sys/module/rds/parameters
@@ -77,7 +76,7 @@ if [ "$RDS_HOST" = 2 ]; then
 else
 	rx=$(ib_counter rx_frames)
 	check "host 2's frames arrive" wait_for 60 counter_above rx_frames $((rx + 50))
-	echo "$(( 3000 * ${RDS_TIME_SCALE:-1} ))" > $P/ib_rx_late_fail_ms
+	echo 60000 > $P/ib_rx_late_fail_ms
 	check "a receive handler took the late failure" \
 		wait_for 60 file_is $P/ib_rx_late_fail_ms 0
 	mark=$(dmesg | wc -l)
@@ -85,6 +84,8 @@ else
 	check "the QP failed in the middle of the unload" \
 		bash -c "dmesg | tail -n +$((mark + 1)) | grep -q 'queue pair error'"
 	check "module gone" wait_for 10 test ! -d /sys/module/rds
+	# The work a late error queued was due a second after it.
+	sleep 2
 	check "reload" rds_insmod
 	barrier unloaded 600 || ksft_fail "barrier unloaded"
 fi
