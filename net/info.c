@@ -87,6 +87,13 @@ int rds_info_getsockopt(struct socket *sock, int optname,
 			break;
 		}
 		if (total <= out.cap) {
+			/* A handler that counted more than it copied would
+			 * hand out what the buffer held before.
+			 */
+			if (WARN_ON_ONCE(out.used != total)) {
+				ret = -EIO;
+				goto out;
+			}
 			len = total;
 			ret = lens.each;
 			break;

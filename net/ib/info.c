@@ -4,7 +4,8 @@
  * record per IB connection of the caller's namespace, as mainline lists
  * them: the addresses and TOS always; the queue pair's side (GIDs, SL,
  * work requests, SGEs, the memory region pool, receive memory) only while
- * the connection is up, zero otherwise.  The v4 list leaves out IPv6
+ * its attempt may post frames (i_up: from the handshake's end to the
+ * first error), zero otherwise.  The v4 list leaves out IPv6
  * connections; the v6 list holds every one, v4 ones v4-mapped.
  *
  * What the fields mean here (Documentation/ib-transport.md):

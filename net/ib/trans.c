@@ -128,7 +128,8 @@ static unsigned int rds_ib_stats_info(struct rds_info_buf *out)
 			       rds_ib_counter_names, rds_ib_counters,
 			       RDS_IB_C_MAX);
 	n += rds_ib_hs_stats_info(out);
-	rds_stats_info_one(out, "ib_rx_pages", atomic_read(&rds_ib_rx_pages));
+	rds_stats_info_one(out, "ib_rx_pages",
+			   (unsigned int)atomic_read(&rds_ib_rx_pages));
 	return n + 1;
 }
 
