@@ -33,11 +33,6 @@ if [ ! -e $P/ib_rx_fail_ms ]; then
 	ksft_exit
 fi
 
-# counter_above KEY N: the IB counter KEY is above N (for wait_for).
-counter_above() {
-	[ "$(ib_counter "$1")" -gt "$2" ]
-}
-
 if [ "$RDS_HOST" = 1 ]; then
 	check "reload with ib_rx_poll_wq=1" rds_reload ib_rx_poll_wq=1
 fi
@@ -53,7 +48,9 @@ if [ "$RDS_HOST" = 2 ]; then
 		--drain-timeout "$(scaled 120)" > "$out" 2>&1 &
 	pid=$!
 	barrier rounds 300 || ksft_fail "barrier rounds"
-	kill -INT $pid
+	# SIGINT to rds-stress itself: timeout would pass one on to it and
+	# send another to its process group (rds-stress gives up on a second).
+	pkill -INT -P $pid rds-stress
 	wait $pid
 	stress_rc=$?
 	sed 's/^/# /' "$out" | tail -n 8
@@ -67,7 +64,7 @@ else
 	for i in $(seq 1 "$rounds"); do
 		rx=$(ib_counter rx_frames)
 		check "round $i: frames flow" \
-			wait_for 60 counter_above rx_frames $((rx + 100))
+			wait_for 60 ib_counter_above rx_frames $((rx + 100))
 		resets=$(ib_counter resets) connects=$(ib_counter connects)
 		stale=$(ib_counter stale_rx)
 		# The attempt's end must have run within the sleep (or the
@@ -76,9 +73,9 @@ else
 		check "round $i: a receive handler failed its QP" \
 			wait_for 60 file_is $P/ib_rx_fail_ms 0
 		check "round $i: host 1 reset the connection" \
-			wait_for 60 counter_above resets "$resets"
+			wait_for 60 ib_counter_above resets "$resets"
 		check "round $i: the connection came back" \
-			wait_for 120 counter_above connects "$connects"
+			wait_for 120 ib_counter_above connects "$connects"
 		n=$(( $(ib_counter stale_rx) - stale ))
 		check "round $i: completions of the ended attempt handled as stale ($n)" \
 			test "$n" -ge 1

@@ -52,11 +52,6 @@ print("# sent %d, refused %d" % (sent, refused))
 PY
 )
 
-# counter_above KEY N: the IB counter KEY is above N (for wait_for).
-counter_above() {
-	[ "$(ib_counter "$1")" -gt "$2" ]
-}
-
 if [ "$RDS_HOST" = 1 ]; then
 	check "reload with ib_rx_poll_wq=1" rds_reload ib_rx_poll_wq=1
 fi
@@ -75,7 +70,7 @@ if [ "$RDS_HOST" = 2 ]; then
 	cat /tmp/$RDS_TEST.out
 else
 	rx=$(ib_counter rx_frames)
-	check "host 2's frames arrive" wait_for 60 counter_above rx_frames $((rx + 50))
+	check "host 2's frames arrive" wait_for 60 ib_counter_above rx_frames $((rx + 50))
 	echo 60000 > $P/ib_rx_late_fail_ms
 	check "a receive handler took the late failure" \
 		wait_for 60 file_is $P/ib_rx_late_fail_ms 0

@@ -212,6 +212,11 @@ ib_counter() {
 		awk -F= -v k="$1" '$1 == k { print $2 }'
 }
 
+# ib_counter_above KEY N: the IB counter KEY is above N (for wait_for).
+ib_counter_above() {
+	[ "$(ib_counter "$1")" -gt "$2" ]
+}
+
 # rds_loaded: our module is loaded.
 rds_loaded() {
 	[ -d /sys/module/rds ]
