@@ -20,7 +20,8 @@
  *             send queue only and destroys the QP with its receive
  *             completions still in the shared CQ, as before 5a53c40
  *             (issue 15, lead 3): their handler reads the freed QP
- *             (KASAN, in ib_rx_stale)
+ *             (ib_rx_stale: an oops under slub poisoning, KASAN on a
+ *             debug kernel)
  *   downwork  rds_ib_conn_free() frees the connection without cancelling
  *             i_down_work again after the attempt's end, as before
  *             5a53c40 (issue 15, lead 5): an error met during that end's

@@ -162,8 +162,8 @@ int rds_ib_srq_post(struct rds_ib_device *rdev, struct rds_ib_rx_buf *buf)
 }
 
 /* Runs in softirq context from the shared receive CQ (a workqueue with
- * the test-only ib_rx_poll_wq, rx_hook.c).  The buffer goes
- * back on the SRQ as soon as its frame has been taken (copied out).
+ * the test-only ib_rx_poll_wq, rx_hook.c).  The buffer goes back on the
+ * SRQ as soon as its frame has been taken (copied out).
  */
 static void rds_ib_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
