@@ -15,6 +15,7 @@
 #include <net/netns/generic.h>
 
 #include "rds.h"
+#include "trace/rds.h"
 
 #define RDS_CONN_HASH_BITS	8
 
@@ -159,6 +160,28 @@ struct rds_connection *rds_conn_create(struct net *net,
 	return conn;
 }
 
+/* Set conn's state (RDS_CONN_*) for a reason (a string that outlives
+ * the call: it is copied only into the trace ring).
+ */
+void rds_conn_set_state(struct rds_connection *conn, int state,
+			const char *why)
+{
+	int old = atomic_xchg(&conn->c_state, state);
+
+	if (old != state)
+		trace_rds_conn_state(conn, old, state, why);
+}
+
+/* Move conn from state old to new if it is in old: true if it was. */
+bool rds_conn_transition(struct rds_connection *conn, int old, int new,
+			 const char *why)
+{
+	if (atomic_cmpxchg(&conn->c_state, old, new) != old)
+		return false;
+	trace_rds_conn_state(conn, old, new, why);
+	return true;
+}
+
 /* Drop everything still queued on a connection that is going away. */
 static void rds_conn_drop_messages(struct rds_connection *conn)
 {
@@ -174,6 +197,8 @@ static void rds_conn_drop_messages(struct rds_connection *conn)
 
 	list_for_each_entry_safe(rm, tmp, &list, m_conn_item) {
 		list_del_init(&rm->m_conn_item);
+		trace_rds_msg_drop(conn, &rm->m_inc.i_hdr,
+				   "connection destroyed");
 		rds_message_put(rm);
 	}
 }

@@ -18,6 +18,7 @@
 #include "rds.h"
 #include "exthdr.h"
 #include "fault.h"
+#include "trace/rds.h"
 
 static_assert(RDS_SEQ_ST_SUCCESS == RDS_RDMA_SUCCESS);
 static_assert(RDS_SEQ_ST_REMOTE_ERROR == RDS_RDMA_REMOTE_ERROR);
@@ -721,6 +722,7 @@ void rds_rdma_op_end(struct rds_message *rm, enum rds_seq_op_end end)
 	}
 	op->o_ended = true;
 	status = rds_seq_op_status(end, op->o_status);
+	trace_rds_rdma_complete(rm->m_conn, op->o_kind, status);
 	rs = rm->m_rs;
 	if (rs && op->o_notifier &&
 	    rds_seq_op_notify(status, op->o_notify, READ_ONCE(rs->rs_recverr))) {

@@ -378,6 +378,10 @@ struct rds_connection *rds_conn_find_or_alloc(struct net *net,
 					      struct rds_transport *trans,
 					      u8 tos, u32 scope_id, gfp_t gfp);
 void rds_conn_destroy_trans(struct rds_transport *trans);
+void rds_conn_set_state(struct rds_connection *conn, int state,
+			const char *why);
+bool rds_conn_transition(struct rds_connection *conn, int old, int new,
+			 const char *why);
 typedef void (*rds_conn_visit_t)(struct rds_connection *conn, void *arg);
 void rds_conn_for_each(struct net *net, rds_conn_visit_t visit, void *arg);
 int rds_conn_init(void);

@@ -12,6 +12,7 @@
 #include "rds.h"
 #include "neg.h"
 #include "seq.h"
+#include "trace/rds.h"
 
 void rds_inc_init(struct rds_incoming *inc, struct rds_connection *conn,
 		  const struct in6_addr *saddr)
@@ -125,6 +126,7 @@ void rds_recv_incoming(struct rds_connection *conn,
 	spin_unlock_bh(&conn->c_lock);
 	if (drop || rds_neg_lost(inc)) {
 		rds_stats_inc(s_recv_drop_old_seq);
+		trace_rds_msg_drop(conn, hdr, "already delivered");
 		return;
 	}
 
@@ -139,6 +141,7 @@ void rds_recv_incoming(struct rds_connection *conn,
 	if (READ_ONCE(rds_sysctl_ping_enable) && !hdr->h_dport) {
 		if (!hdr->h_sport) {
 			rds_stats_inc(s_recv_drop_no_sock);
+			trace_rds_msg_drop(conn, hdr, "ping from port 0");
 			return;
 		}
 		rds_stats_inc(s_recv_ping);
@@ -150,6 +153,7 @@ void rds_recv_incoming(struct rds_connection *conn,
 			   conn->c_bound_if);
 	if (!rs) {
 		rds_stats_inc(s_recv_drop_no_sock);
+		trace_rds_msg_drop(conn, hdr, "no socket");
 		return;
 	}
 	sk = rds_rs_to_sk(rs);
@@ -165,6 +169,7 @@ void rds_recv_incoming(struct rds_connection *conn,
 	if (sock_flag(sk, SOCK_DEAD)) {
 		spin_unlock_bh(&rs->rs_recv_lock);
 		rds_stats_inc(s_recv_drop_dead_sock);
+		trace_rds_msg_drop(conn, hdr, "socket dead");
 		goto out;
 	}
 	rds_recv_rcvbuf_delta(rs, rds_recv_map(inc), rds_recv_charge(inc));

@@ -13,6 +13,7 @@
 
 #include "rds.h"
 #include "seq.h"
+#include "trace/rds.h"
 
 /* Take rm off its socket: drop it from rs_send_queue (releasing its
  * snd_bytes) if it is still there, and drop the socket reference.
@@ -96,6 +97,8 @@ void rds_send_requeue(struct rds_connection *conn)
 	list_for_each_entry(rm, &conn->c_retrans, m_conn_item) {
 		rm->m_inc.i_hdr.h_flags |= RDS_FLAG_RETRANSMITTED;
 		set_bit(RDS_MSG_RETRANSMITTED, &rm->m_flags);
+		trace_rds_retransmit(conn,
+				     be64_to_cpu(rm->m_inc.i_hdr.h_sequence));
 	}
 	list_splice_init(&conn->c_retrans, &conn->c_send_queue);
 	list_for_each_entry(rm, &conn->c_send_queue, m_conn_item)
@@ -172,6 +175,9 @@ void rds_send_drop_to(struct rds_sock *rs, const struct sockaddr_in6 *dest)
 		}
 		spin_unlock_bh(&conn->c_lock);
 
+		if (on_conn)
+			trace_rds_msg_drop(conn, &rm->m_inc.i_hdr,
+					   "send cancelled");
 		rds_rdma_op_end(rm, RDS_OP_END_CANCELED);
 		spin_lock_bh(&rm->m_rs_lock);
 		if (rm->m_rs == rs) {
@@ -259,6 +265,8 @@ restart:
 			clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 			spin_unlock_bh(&conn->c_lock);
 			rds_stats_inc(s_send_rdma_dropped);
+			trace_rds_msg_drop(conn, &rm->m_inc.i_hdr,
+					   "RDMA op dropped after reconnect");
 			rds_rdma_op_end(rm, RDS_OP_END_DROPPED);
 			rds_send_remove_from_sock(rm);
 			rds_message_put(rm);	/* the connection's reference */

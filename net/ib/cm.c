@@ -39,6 +39,7 @@
 #include "../fault.h"
 #include "../neg.h"
 #include "ib.h"
+#include "../trace/rds.h"
 
 #define RDS_IB_PORT		18634
 #define RDS_IB_BACKLOG		128
@@ -222,6 +223,7 @@ void rds_ib_qp_event(struct ib_event *event, void *context)
 				    &ic->i_conn->c_faddr,
 				    ib_event_msg(event->event));
 		WRITE_ONCE(ic->i_rx_stopped, true);
+		WRITE_ONCE(ic->i_down_why, ib_event_msg(event->event));
 		WRITE_ONCE(ic->i_err_qp, qp);
 		mod_delayed_work(rds_ib_wq, &ic->i_down_work, 0);
 		break;
@@ -325,7 +327,8 @@ err_put:
  * queue pair, release the device, hand the id to the reap work and put
  * the unacknowledged messages back for the next attempt.
  */
-static void rds_ib_attempt_end(struct rds_ib_conn *ic, struct rds_ib_attempt *a)
+static void rds_ib_attempt_end(struct rds_ib_conn *ic, struct rds_ib_attempt *a,
+			       const char *why)
 {
 	struct rds_connection *conn = ic->i_conn;
 	struct rdma_cm_id *id = a->a_id;
@@ -362,7 +365,7 @@ static void rds_ib_attempt_end(struct rds_ib_conn *ic, struct rds_ib_attempt *a)
 	queue_work(rds_ib_wq, &ic->i_reap_work);
 
 	rds_send_requeue(conn);
-	atomic_set(&conn->c_state, RDS_CONN_DOWN);
+	rds_conn_set_state(conn, RDS_CONN_DOWN, why);
 }
 
 /* After an attempt ended: try again later if messages wait. */
@@ -379,8 +382,8 @@ static void rds_ib_reconnect_maybe(struct rds_ib_conn *ic)
 	smp_mb();
 	if (ic->i_dying || ic->i_cur || list_empty_careful(&conn->c_send_queue))
 		return;
-	if (atomic_cmpxchg(&conn->c_state, RDS_CONN_DOWN,
-			   RDS_CONN_CONNECTING) != RDS_CONN_DOWN)
+	if (!rds_conn_transition(conn, RDS_CONN_DOWN, RDS_CONN_CONNECTING,
+				 "reconnect"))
 		return;
 	min_ms = max_t(unsigned int, 1,
 		       jiffies_to_msecs(READ_ONCE(rds_sysctl_reconnect_min_jiffies)));
@@ -440,7 +443,7 @@ static void rds_ib_idle_work(struct work_struct *work)
 		goto out;
 	}
 	pr_info("%pI6c: idle for %u s: disconnecting\n", &conn->c_faddr, secs);
-	rds_ib_attempt_end(ic, ic->i_cur);
+	rds_ib_attempt_end(ic, ic->i_cur, "idle");
 	/* A sender may have queued during the end, seeing it still up. */
 	rds_ib_reconnect_maybe(ic);
 out:
@@ -485,6 +488,8 @@ static void rds_ib_hb_work(struct work_struct *work)
 		goto unlock;
 	if (ms && quiet >= msecs_to_jiffies(5 * ms)) {
 		rds_ib_count(RDS_IB_C_HB_TIMEOUTS);
+		trace_rds_ib_heartbeat_loss(ic->i_conn,
+					    jiffies_to_msecs(quiet));
 		pr_info_ratelimited("%pI6c: silent for %u ms: connection lost\n",
 				    &ic->i_conn->c_faddr, jiffies_to_msecs(quiet));
 		rds_ib_conn_error(ic, "heartbeat");
@@ -517,7 +522,7 @@ static void rds_ib_attempt_up(struct rds_ib_conn *ic)
 	ic->i_rx_unacked_bytes = 0;
 	ic->i_up = true;
 	spin_unlock_bh(&ic->i_lock);
-	atomic_set(&conn->c_state, RDS_CONN_UP);
+	rds_conn_set_state(conn, RDS_CONN_UP, "established");
 	ic->i_backoff_ms = 0;
 	rds_ib_count(RDS_IB_C_CONNECTS);
 	pr_info("connected %pI6c -> %pI6c tos %u (%s, %u credits each way at most)\n",
@@ -547,6 +552,16 @@ static struct rds_ib_attempt *rds_ib_attempt_new(struct rds_ib_conn *ic,
 	return a;
 }
 
+static bool rds_ib_addr_v4(const struct sockaddr *sa, struct in6_addr *a)
+{
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
+
+	if (sa->sa_family != AF_INET)
+		return false;
+	ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, a);
+	return true;
+}
+
 /* Refuse a request; our reply carries the reason and our version. */
 static void rds_ib_cm_refuse(struct rdma_cm_id *cm_id,
 			     enum rds_ib_hs_reason reason)
@@ -561,21 +576,22 @@ static void rds_ib_cm_refuse(struct rdma_cm_id *cm_id,
 	u8 buf[sizeof(struct rds_ib_hs_wire)];
 
 	atomic64_inc(&rds_ib_hs_count[reason]);
+	if (trace_rds_ib_hs_refuse_enabled()) {
+		struct in6_addr peer = { };
+		const struct sockaddr *sa =
+			(const struct sockaddr *)&cm_id->route.addr.dst_addr;
+
+		if (sa->sa_family == AF_INET6)
+			peer = ((const struct sockaddr_in6 *)sa)->sin6_addr;
+		else
+			rds_ib_addr_v4(sa, &peer);
+		trace_rds_ib_hs_refuse(&peer, rds_ib_hs_reason_name(reason));
+	}
 	pr_info_ratelimited("refused a connection from %pISc: %s\n",
 			    &cm_id->route.addr.dst_addr,
 			    rds_ib_hs_reason_name(reason));
 	rds_ib_hs_encode(&hs, buf);
 	rdma_reject(cm_id, buf, sizeof(buf), IB_CM_REJ_CONSUMER_DEFINED);
-}
-
-static bool rds_ib_addr_v4(const struct sockaddr *sa, struct in6_addr *a)
-{
-	const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
-
-	if (sa->sa_family != AF_INET)
-		return false;
-	ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, a);
-	return true;
 }
 
 /* A connection request on the listener (cm_id is the new child id).
@@ -604,6 +620,7 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	enum rds_ib_hs_reason reason;
 	struct rds_ib_hs hs;
 	u8 buf[sizeof(struct rds_ib_hs_wire)];
+	const char *why = "accept failed";
 	u8 minor;
 	int ret;
 
@@ -632,7 +649,9 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 		/* Both sides connecting: the lower address's attempt wins. */
 		if (racing && memcmp(&laddr, &faddr, sizeof(laddr)) < 0)
 			goto unlock;
-		rds_ib_attempt_end(ic, ic->i_cur);
+		rds_ib_attempt_end(ic, ic->i_cur,
+				   racing ? "lost the connect race" :
+					    "the peer connected again");
 	}
 	a = rds_ib_attempt_new(ic, cm_id);
 	if (!a)
@@ -646,9 +665,10 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	cm_id->context = a;
 	ic->i_cur = a;
 	ic->i_active = false;
-	atomic_set(&conn->c_state, RDS_CONN_CONNECTING);
+	rds_conn_set_state(conn, RDS_CONN_CONNECTING, "accepting");
 	if (!rds_ib_cm_handshake_apply(ic, offer)) {
 		reason = RDS_IB_HS_R_FLAGS;
+		why = "handshake acknowledges unsent messages";
 		cm_id->context = NULL;
 		goto end;
 	}
@@ -674,7 +694,7 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 end:
 	/* rdma_cm destroys this id: the reap work must not. */
 	list_del(&a->a_item);
-	rds_ib_attempt_end(ic, a);
+	rds_ib_attempt_end(ic, a, why);
 	kfree(a);
 unlock:
 	rds_ib_reconnect_maybe(ic);
@@ -732,6 +752,7 @@ static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 			     struct rdma_cm_event *event)
 {
 	struct rds_ib_attempt *a = cm_id->context;
+	const char *why = NULL;
 	struct rds_ib_conn *ic;
 	struct rds_ib_hs hs;
 	bool end = false;
@@ -776,6 +797,8 @@ static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 					     &hs) != RDS_IB_HS_OK ||
 			    !rds_ib_cm_handshake_apply(ic, &hs)) {
 				rds_ib_count(RDS_IB_C_BAD_FRAMES);
+				why = "bad handshake answer";
+				trace_rds_ib_hs_refuse(&ic->i_conn->c_faddr, why);
 				end = true;
 				break;
 			}
@@ -807,7 +830,7 @@ static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 				    event->status);
 		if (atomic_read(&ic->i_conn->c_state) == RDS_CONN_UP)
 			rds_ib_count(RDS_IB_C_RESETS);
-		rds_ib_attempt_end(ic, a);
+		rds_ib_attempt_end(ic, a, why ?: rdma_event_msg(event->event));
 		rds_ib_reconnect_maybe(ic);
 	}
 out:
@@ -851,7 +874,7 @@ static void rds_ib_connect_work(struct work_struct *work)
 	a->a_started = jiffies;
 	ic->i_cur = a;
 	ic->i_active = true;
-	atomic_set(&conn->c_state, RDS_CONN_CONNECTING);
+	rds_conn_set_state(conn, RDS_CONN_CONNECTING, "connecting");
 	if (!ic->i_dying)
 		mod_delayed_work(rds_ib_wq, &ic->i_timeout_work,
 				 RDS_IB_ATTEMPT_TIMEOUT);
@@ -861,12 +884,12 @@ static void rds_ib_connect_work(struct work_struct *work)
 	if (ret) {
 		pr_info_ratelimited("%pI6c: cannot resolve: %d\n",
 				    &conn->c_faddr, ret);
-		rds_ib_attempt_end(ic, a);
+		rds_ib_attempt_end(ic, a, "cannot resolve the address");
 		goto retry;
 	}
 	goto out;
 retry:
-	atomic_set(&conn->c_state, RDS_CONN_DOWN);
+	rds_conn_set_state(conn, RDS_CONN_DOWN, "cannot start an attempt");
 	rds_ib_reconnect_maybe(ic);
 out:
 	mutex_unlock(&ic->i_cm_mutex);
@@ -945,7 +968,7 @@ static void rds_ib_timeout_work(struct work_struct *work)
 		}
 		pr_info_ratelimited("%pI6c: connection attempt timed out\n",
 				    &ic->i_conn->c_faddr);
-		rds_ib_attempt_end(ic, a);
+		rds_ib_attempt_end(ic, a, "connection attempt timed out");
 		rds_ib_reconnect_maybe(ic);
 	}
 unlock:
@@ -968,7 +991,8 @@ static void rds_ib_down_work(struct work_struct *work)
 			goto unlock;
 		}
 		rds_ib_count(RDS_IB_C_RESETS);
-		rds_ib_attempt_end(ic, ic->i_cur);
+		rds_ib_attempt_end(ic, ic->i_cur,
+				   READ_ONCE(ic->i_down_why) ?: "data path error");
 		rds_ib_reconnect_maybe(ic);
 	}
 unlock:
@@ -1012,6 +1036,7 @@ void rds_ib_conn_error_after(struct rds_ib_conn *ic, const char *why,
 	 * retransmits from the first unacknowledged message.
 	 */
 	WRITE_ONCE(ic->i_rx_stopped, true);
+	WRITE_ONCE(ic->i_down_why, why);
 	WRITE_ONCE(ic->i_err_qp, READ_ONCE(ic->i_qp));
 	pr_info_ratelimited("%pI6c: resetting the connection: %s\n",
 			    &ic->i_conn->c_faddr, why);
@@ -1027,8 +1052,8 @@ int rds_ib_conn_connect(struct rds_connection *conn)
 {
 	struct rds_ib_conn *ic = conn->c_transport_data;
 
-	if (atomic_cmpxchg(&conn->c_state, RDS_CONN_DOWN,
-			   RDS_CONN_CONNECTING) == RDS_CONN_DOWN)
+	if (rds_conn_transition(conn, RDS_CONN_DOWN, RDS_CONN_CONNECTING,
+				"connect"))
 		queue_delayed_work(rds_ib_wq, &ic->i_connect_work, 0);
 	return 0;
 }
@@ -1075,7 +1100,7 @@ void rds_ib_conn_free(struct rds_connection *conn)
 
 	mutex_lock(&ic->i_cm_mutex);
 	if (ic->i_cur)
-		rds_ib_attempt_end(ic, ic->i_cur);
+		rds_ib_attempt_end(ic, ic->i_cur, "connection freed");
 	mutex_unlock(&ic->i_cm_mutex);
 	/* The end drained the queue pair: an error it met meanwhile may
 	 * have queued i_down_work again (and i_send_work), nothing can

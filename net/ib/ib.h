@@ -242,6 +242,10 @@ struct rds_ib_conn {
 	u64			i_hdrs_dma;
 	struct rds_ib_attempt	*i_cur;		/* current attempt, or NULL */
 	struct ib_qp		*i_err_qp;	/* the data path failed on it */
+	/* why (a string that lives as long as the module), for the trace
+	 * of the end i_down_work makes; written before it is queued
+	 */
+	const char		*i_down_why;
 	u32			i_peer_gen;	/* the peer's generation, 0: none */
 	bool			i_port_was_down; /* seen down since last up */
 	unsigned long		i_port_up_at;	/* jiffies it was seen up again */

@@ -18,6 +18,7 @@
 #include <net/checksum.h>
 
 #include "ib.h"
+#include "../trace/rds.h"
 
 /* The header checksum: the Internet checksum of the 48 bytes with h_csum
  * taken as zero.
@@ -55,8 +56,10 @@ static const char rds_ib_rx_nomem[] = "out of memory";
  * resends from its first unacknowledged message.  A bad frame is counted
  * as one; running out of memory only as rx_nomem (already counted).
  */
-static void rds_ib_recv_bad(struct rds_ib_conn *ic, const char *why)
+static void rds_ib_recv_bad(struct rds_ib_conn *ic,
+			    const struct rds_header *hdr, const char *why)
 {
+	trace_rds_msg_drop(ic->i_conn, hdr, why);
 	if (why == rds_ib_rx_nomem) {
 		rds_ib_conn_error(ic, why);
 		return;
@@ -113,6 +116,7 @@ static void rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm)
 			rds_cong_map_recv(conn->c_fcong, rm);
 		} else {
 			rds_ib_count(RDS_IB_C_BAD_FRAMES);
+			trace_rds_msg_drop(conn, hdr, "bad congestion map");
 		}
 		rds_message_put(rm);
 	} else {
@@ -366,7 +370,7 @@ void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 		return;
 	}
 	if (wc->byte_len < sizeof(hdr)) {
-		rds_ib_recv_bad(ic, "short frame");
+		rds_ib_recv_bad(ic, NULL, "short frame");
 		return;
 	}
 	WRITE_ONCE(ic->i_last_rx, jiffies);
@@ -374,12 +378,12 @@ void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 	data_len = wc->byte_len - sizeof(hdr);
 	if (hdr.h_csum != rds_ib_hdr_csum(&hdr)) {
 		rds_stats_inc(s_recv_drop_bad_checksum);
-		rds_ib_recv_bad(ic, "header checksum");
+		rds_ib_recv_bad(ic, &hdr, "header checksum");
 		return;
 	}
 	ctrl = hdr.h_flags & RDS_IB_FLAG_CTRL;
 	if (ctrl && (data_len || hdr.h_len)) {
-		rds_ib_recv_bad(ic, "control frame with data");
+		rds_ib_recv_bad(ic, &hdr, "control frame with data");
 		return;
 	}
 	if (!ctrl)
@@ -396,11 +400,11 @@ void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 				       ic->i_rdev->rd_rx_ops->conn_refill(ic));
 	spin_unlock_bh(&ic->i_lock);
 	if (!ok) {
-		rds_ib_recv_bad(ic, "credits exceeded");
+		rds_ib_recv_bad(ic, &hdr, "credits exceeded");
 		return;
 	}
 	if (!rds_ib_recv_ack(ic, be64_to_cpu(hdr.h_ack), &kick)) {
-		rds_ib_recv_bad(ic, "ACK of a message never sent");
+		rds_ib_recv_bad(ic, &hdr, "ACK of a message never sent");
 		return;
 	}
 	if (kick)
@@ -409,7 +413,7 @@ void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 	if (!ctrl && (hdr.h_flags & RDS_IB_FLAG_PACK)) {
 		why = rds_ib_recv_pack(ic, &hdr, buf, data_len);
 		if (why) {
-			rds_ib_recv_bad(ic, why);
+			rds_ib_recv_bad(ic, &hdr, why);
 			return;
 		}
 	} else if (!ctrl) {
@@ -417,7 +421,7 @@ void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 		done = rds_ib_recv_frag(ic, &hdr, buf, data_len, &why);
 		spin_unlock_bh(&ic->i_rx_lock);
 		if (why) {
-			rds_ib_recv_bad(ic, why);
+			rds_ib_recv_bad(ic, &hdr, why);
 			return;
 		}
 		if (done)

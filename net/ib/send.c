@@ -23,6 +23,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include "ib.h"
+#include "../trace/rds.h"
 
 #define RDS_IB_SIGNAL_EVERY	16
 #define RDS_IB_CTRL_SLOT	RDS_IB_SEND_RING
@@ -233,6 +234,19 @@ static struct rds_ib_send_slot *rds_ib_slot_take(struct rds_ib_conn *ic,
 	}
 	if (!rds_ib_credit_take(&ic->i_credit, grant)) {
 		rds_ib_count(RDS_IB_C_CREDIT_WAITS);
+		if (trace_rds_ib_credit_stall_enabled()) {
+			struct rds_connection *conn = ic->i_conn;
+			/* Queued and not yet wholly posted, by sequence
+			 * number (read without c_lock: a trace's estimate).
+			 */
+			u64 queued = data_race(conn->c_next_tx_seq) - 1;
+			u32 waiting = 0;
+
+			if (rds_seq_after(queued, ic->i_posted_seq))
+				waiting = queued - ic->i_posted_seq;
+			trace_rds_ib_credit_stall(conn, ic->i_credit.avail,
+						  waiting);
+		}
 		ic->i_xmit_stalled = true;
 		return NULL;
 	}

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tracepoints of the RDS module (TRACE_SYSTEM rds): connection states,
+ * dropped messages, retransmissions, RDMA outcomes and the IB transport's
+ * credit stalls, heartbeat losses and refused handshakes, documented in
+ * Documentation/tracepoints.md.  Each costs a static branch when off and
+ * takes no lock; strings are copied into the ring.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM rds
+
+#if !defined(_RDS_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _RDS_TRACE_H
+
+#include <linux/in6.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <linux/trace_events.h>
+
+#include "../rds.h"
+
+/* Since 6.10 __assign_str() takes the field only (the source is the one
+ * __string() named); EVENT_NULL_STR came with that change.
+ */
+#ifndef rds_trace_assign_str
+#ifdef EVENT_NULL_STR
+#define rds_trace_assign_str(dst, src)	__assign_str(dst)
+#else
+#define rds_trace_assign_str(dst, src)	__assign_str(dst, src)
+#endif
+#endif
+
+#ifndef _RDS_TRACE_HELPERS
+#define _RDS_TRACE_HELPERS
+/* The addresses of conn into laddr and faddr, zeros without one. */
+static inline void rds_trace_addrs(u8 *laddr, u8 *faddr,
+				   const struct rds_connection *conn)
+{
+	if (conn) {
+		memcpy(laddr, &conn->c_laddr, sizeof(struct in6_addr));
+		memcpy(faddr, &conn->c_faddr, sizeof(struct in6_addr));
+	} else {
+		memset(laddr, 0, sizeof(struct in6_addr));
+		memset(faddr, 0, sizeof(struct in6_addr));
+	}
+}
+#endif
+
+#define rds_trace_show_state(s)					\
+	__print_symbolic(s, { RDS_CONN_DOWN, "down" },		\
+			 { RDS_CONN_CONNECTING, "connecting" },	\
+			 { RDS_CONN_UP, "up" })
+
+#define rds_trace_show_op(o)					\
+	__print_symbolic(o, { RDS_OPK_READ, "read" },		\
+			 { RDS_OPK_WRITE, "write" },		\
+			 { RDS_OPK_ATOMIC, "atomic" })
+
+#define rds_trace_show_rdma_status(s)					\
+	__print_symbolic(s, { RDS_RDMA_SUCCESS, "success" },		\
+			 { RDS_RDMA_REMOTE_ERROR, "remote_error" },	\
+			 { RDS_RDMA_CANCELED, "canceled" },		\
+			 { RDS_RDMA_DROPPED, "dropped" },		\
+			 { RDS_RDMA_OTHER_ERROR, "other_error" })
+
+TRACE_EVENT(rds_conn_state,
+	    TP_PROTO(const struct rds_connection *conn, int old, int new,
+		     const char *reason),
+	    TP_ARGS(conn, old, new, reason),
+	    TP_STRUCT__entry(__array(u8, laddr, 16)
+			     __array(u8, faddr, 16)
+			     __field(u8, tos)
+			     __field(u8, old)
+			     __field(u8, new)
+			     __string(transport, conn->c_trans->t_name)
+			     __string(reason, reason)),
+	    TP_fast_assign(rds_trace_addrs(__entry->laddr, __entry->faddr,
+					   conn);
+			   __entry->tos = conn->c_tos;
+			   __entry->old = old;
+			   __entry->new = new;
+			   rds_trace_assign_str(transport,
+						conn->c_trans->t_name);
+			   rds_trace_assign_str(reason, reason);),
+	    TP_printk("laddr=%pI6c faddr=%pI6c tos=%u transport=%s old=%s new=%s reason=\"%s\"",
+		      __entry->laddr, __entry->faddr, __entry->tos,
+		      __get_str(transport),
+		      rds_trace_show_state(__entry->old),
+		      rds_trace_show_state(__entry->new), __get_str(reason)));
+
+TRACE_EVENT(rds_msg_drop,
+	    TP_PROTO(const struct rds_connection *conn,
+		     const struct rds_header *hdr, const char *reason),
+	    TP_ARGS(conn, hdr, reason),
+	    TP_STRUCT__entry(__array(u8, laddr, 16)
+			     __array(u8, faddr, 16)
+			     __field(u16, sport)
+			     __field(u16, dport)
+			     __field(u64, seq)
+			     __field(u32, len)
+			     __string(reason, reason)),
+	    TP_fast_assign(rds_trace_addrs(__entry->laddr, __entry->faddr,
+					   conn);
+			   __entry->sport = hdr ? be16_to_cpu(hdr->h_sport) : 0;
+			   __entry->dport = hdr ? be16_to_cpu(hdr->h_dport) : 0;
+			   __entry->seq = hdr ? be64_to_cpu(hdr->h_sequence) : 0;
+			   __entry->len = hdr ? be32_to_cpu(hdr->h_len) : 0;
+			   rds_trace_assign_str(reason, reason);),
+	    TP_printk("laddr=%pI6c faddr=%pI6c sport=%u dport=%u seq=%llu len=%u reason=\"%s\"",
+		      __entry->laddr, __entry->faddr, __entry->sport,
+		      __entry->dport, __entry->seq, __entry->len,
+		      __get_str(reason)));
+
+TRACE_EVENT(rds_retransmit,
+	    TP_PROTO(const struct rds_connection *conn, u64 seq),
+	    TP_ARGS(conn, seq),
+	    TP_STRUCT__entry(__array(u8, laddr, 16)
+			     __array(u8, faddr, 16)
+			     __field(u8, tos)
+			     __field(u64, seq)),
+	    TP_fast_assign(rds_trace_addrs(__entry->laddr, __entry->faddr,
+					   conn);
+			   __entry->tos = conn->c_tos;
+			   __entry->seq = seq;),
+	    TP_printk("laddr=%pI6c faddr=%pI6c tos=%u seq=%llu",
+		      __entry->laddr, __entry->faddr, __entry->tos,
+		      __entry->seq));
+
+TRACE_EVENT(rds_rdma_complete,
+	    TP_PROTO(const struct rds_connection *conn, u8 op, int status),
+	    TP_ARGS(conn, op, status),
+	    TP_STRUCT__entry(__array(u8, laddr, 16)
+			     __array(u8, faddr, 16)
+			     __field(u8, op)
+			     __field(int, status)),
+	    TP_fast_assign(rds_trace_addrs(__entry->laddr, __entry->faddr,
+					   conn);
+			   __entry->op = op;
+			   __entry->status = status;),
+	    TP_printk("laddr=%pI6c faddr=%pI6c op=%s status=%s",
+		      __entry->laddr, __entry->faddr,
+		      rds_trace_show_op(__entry->op),
+		      rds_trace_show_rdma_status(__entry->status)));
+
+TRACE_EVENT(rds_ib_credit_stall,
+	    TP_PROTO(const struct rds_connection *conn, u32 avail,
+		     u32 waiting),
+	    TP_ARGS(conn, avail, waiting),
+	    TP_STRUCT__entry(__array(u8, laddr, 16)
+			     __array(u8, faddr, 16)
+			     __field(u8, tos)
+			     __field(u32, avail)
+			     __field(u32, waiting)),
+	    TP_fast_assign(rds_trace_addrs(__entry->laddr, __entry->faddr,
+					   conn);
+			   __entry->tos = conn->c_tos;
+			   __entry->avail = avail;
+			   __entry->waiting = waiting;),
+	    TP_printk("laddr=%pI6c faddr=%pI6c tos=%u credits=%u waiting=%u",
+		      __entry->laddr, __entry->faddr, __entry->tos,
+		      __entry->avail, __entry->waiting));
+
+TRACE_EVENT(rds_ib_heartbeat_loss,
+	    TP_PROTO(const struct rds_connection *conn, unsigned int ms),
+	    TP_ARGS(conn, ms),
+	    TP_STRUCT__entry(__array(u8, laddr, 16)
+			     __array(u8, faddr, 16)
+			     __field(u8, tos)
+			     __field(unsigned int, ms)),
+	    TP_fast_assign(rds_trace_addrs(__entry->laddr, __entry->faddr,
+					   conn);
+			   __entry->tos = conn->c_tos;
+			   __entry->ms = ms;),
+	    TP_printk("laddr=%pI6c faddr=%pI6c tos=%u silent_ms=%u",
+		      __entry->laddr, __entry->faddr, __entry->tos,
+		      __entry->ms));
+
+TRACE_EVENT(rds_ib_hs_refuse,
+	    TP_PROTO(const struct in6_addr *peer, const char *reason),
+	    TP_ARGS(peer, reason),
+	    TP_STRUCT__entry(__array(u8, peer, 16)
+			     __string(reason, reason)),
+	    TP_fast_assign(memcpy(__entry->peer, peer, 16);
+			   rds_trace_assign_str(reason, reason);),
+	    TP_printk("peer=%pI6c reason=\"%s\"", __entry->peer,
+		      __get_str(reason)));
+
+#endif /* _RDS_TRACE_H */
+
+/* This part must be outside the multi-read protection. */
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE rds
+#include <trace/define_trace.h>
