@@ -223,7 +223,7 @@ void rds_ib_qp_event(struct ib_event *event, void *context)
 				    &ic->i_conn->c_faddr,
 				    ib_event_msg(event->event));
 		WRITE_ONCE(ic->i_rx_stopped, true);
-		WRITE_ONCE(ic->i_down_why, ib_event_msg(event->event));
+		cmpxchg(&ic->i_down_why, NULL, ib_event_msg(event->event));
 		WRITE_ONCE(ic->i_err_qp, qp);
 		mod_delayed_work(rds_ib_wq, &ic->i_down_work, 0);
 		break;
@@ -323,9 +323,10 @@ err_put:
 	return ret;
 }
 
-/* End the current attempt: stop the data path, drain and destroy the
- * queue pair, release the device, hand the id to the reap work and put
- * the unacknowledged messages back for the next attempt.
+/* End the current attempt (why: for rds_conn_state): stop the data path,
+ * drain and destroy the queue pair, release the device, hand the id to
+ * the reap work and put the unacknowledged messages back for the next
+ * attempt.
  */
 static void rds_ib_attempt_end(struct rds_ib_conn *ic, struct rds_ib_attempt *a,
 			       const char *why)
@@ -366,6 +367,8 @@ static void rds_ib_attempt_end(struct rds_ib_conn *ic, struct rds_ib_attempt *a,
 
 	rds_send_requeue(conn);
 	rds_conn_set_state(conn, RDS_CONN_DOWN, why);
+	/* The queue pair is gone: no error of it comes any more. */
+	WRITE_ONCE(ic->i_down_why, NULL);
 }
 
 /* After an attempt ended: try again later if messages wait. */
@@ -1036,7 +1039,7 @@ void rds_ib_conn_error_after(struct rds_ib_conn *ic, const char *why,
 	 * retransmits from the first unacknowledged message.
 	 */
 	WRITE_ONCE(ic->i_rx_stopped, true);
-	WRITE_ONCE(ic->i_down_why, why);
+	cmpxchg(&ic->i_down_why, NULL, why);	/* the first error's */
 	WRITE_ONCE(ic->i_err_qp, READ_ONCE(ic->i_qp));
 	pr_info_ratelimited("%pI6c: resetting the connection: %s\n",
 			    &ic->i_conn->c_faddr, why);

@@ -242,8 +242,10 @@ struct rds_ib_conn {
 	u64			i_hdrs_dma;
 	struct rds_ib_attempt	*i_cur;		/* current attempt, or NULL */
 	struct ib_qp		*i_err_qp;	/* the data path failed on it */
-	/* why (a string that lives as long as the module), for the trace
-	 * of the end i_down_work makes; written before it is queued
+	/* why the data path of the current attempt failed (its first
+	 * error, a string that lives as long as the module): the reason
+	 * i_down_work gives the end in rds_conn_state.  Set (cmpxchg from
+	 * NULL) before the work is queued, cleared by the attempt's end.
 	 */
 	const char		*i_down_why;
 	u32			i_peer_gen;	/* the peer's generation, 0: none */
