@@ -85,6 +85,7 @@ check "events/rds holds the 7 events" $all_there
 # 1. Events off: a drop and a refusal happen, nothing is written.
 echo 0 > $I/events/rds/enable
 echo > $I/trace
+[ "$RDS_HOST" = 1 ] && refused0=$(ib_handshakes not_rds)
 barrier off 60 || ksft_fail "barrier off"
 if [ "$RDS_HOST" = 2 ]; then
 	check "off: a message to host 1's port 4999 (no socket)" send 4999 10
@@ -93,11 +94,11 @@ if [ "$RDS_HOST" = 2 ]; then
 fi
 barrier off_done 120 || ksft_fail "barrier off_done"
 if [ "$RDS_HOST" = 1 ]; then
-	refused0=$(ib_handshakes not_rds)
-	# the counter moved during the phase (host 2 ran it before off_done)
-	check "off: the refusal happened (ib_handshakes not_rds=$refused0)" \
-		test "$refused0" -gt 0
+	refused1=$(ib_handshakes not_rds)
+	check "off: the refusal happened (not_rds $refused0 -> $refused1)" \
+		test "$refused1" = $((refused0 + 1))
 fi
+check "off: events/rds/enable reads 0" file_is $I/events/rds/enable 0
 check "off: no rds event written ($(rds_lines) lines)" test "$(rds_lines)" = 0
 
 # 2. On.  A message to no socket, a refused handshake.
@@ -144,7 +145,7 @@ if [ "$RDS_HOST" = 1 ]; then
 fi
 
 # 4. A credit stall: 40 messages of 60000 bytes (15 fragments each).
-barrier burst 120 || ksft_fail "barrier burst"
+barrier burst 300 || ksft_fail "barrier burst"
 if [ "$RDS_HOST" = 1 ]; then
 	timeout "$(scaled 200)" python3 -c '
 import socket, sys
@@ -195,13 +196,14 @@ barrier rdma_done 120 || ksft_fail "barrier rdma_done"
 # 6. A link cut: heartbeat loss, a cancelled send, a retransmission.
 echo 500 > $hb
 echo > $I/trace
-rm -f /tmp/trace.go /tmp/trace.sent
+rm -f /tmp/trace.go /tmp/trace.sent /tmp/trace.ready
 if [ "$RDS_HOST" = 2 ]; then
 	# Ready before the cut: python takes seconds to start under TCG.
 	timeout "$(scaled 300)" python3 -c '
 import os, socket, struct, sys, time
 s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
 s.bind((sys.argv[1], 4410))
+open("/tmp/trace.ready", "w").close()
 while not os.path.exists("/tmp/trace.go"):
     time.sleep(0.05)
 s.sendto(b"retransmit me", (sys.argv[2], 4999))
@@ -215,7 +217,8 @@ open("/tmp/trace.sent", "w").close()
 time.sleep(int(sys.argv[3]))
 ' "$RDS_ADDR" "$RDS_PEER" "$(scaled 200)" &
 	spid=$!
-	sleep 1
+	wait_for 60 test -e /tmp/trace.ready ||
+		ksft_fail "the sender of the link cut is ready"
 fi
 barrier cut 120 || ksft_fail "barrier cut"
 if [ "$RDS_HOST" = 2 ]; then
@@ -253,7 +256,7 @@ if [ "$RDS_HOST" = 1 ]; then
 		ksft_fail "rds_conn_state: the cut took the connection down"
 	show rds_conn_state
 fi
-barrier seq 60 || ksft_fail "barrier seq"
+barrier seq 200 || ksft_fail "barrier seq"
 if [ "$RDS_HOST" = 2 ]; then
 	kill $spid 2>/dev/null
 	wait $spid 2>/dev/null
