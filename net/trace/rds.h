@@ -12,6 +12,7 @@
 #if !defined(_RDS_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _RDS_TRACE_H
 
+#include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -32,17 +33,34 @@
 
 #ifndef _RDS_TRACE_HELPERS
 #define _RDS_TRACE_HELPERS
-/* The addresses of conn into laddr and faddr, zeros without one. */
+/* An address of the ring: a struct sockaddr_in for an IPv4 (-mapped)
+ * address, a struct sockaddr_in6 for another, printed with %pISc (as the
+ * kernel's tcp events do): IPv4 shows as 10.0.0.1, not ::ffff:10.0.0.1.
+ */
+#define RDS_TRACE_ADDR_LEN	sizeof(struct sockaddr_in6)
+
+static inline void rds_trace_addr(u8 *buf, const struct in6_addr *addr)
+{
+	memset(buf, 0, RDS_TRACE_ADDR_LEN);
+	if (ipv6_addr_v4mapped(addr)) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)buf;
+
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = addr->s6_addr32[3];
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)buf;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_addr = *addr;
+	}
+}
+
+/* The addresses of conn into laddr and faddr, :: without one. */
 static inline void rds_trace_addrs(u8 *laddr, u8 *faddr,
 				   const struct rds_connection *conn)
 {
-	if (conn) {
-		memcpy(laddr, &conn->c_laddr, sizeof(struct in6_addr));
-		memcpy(faddr, &conn->c_faddr, sizeof(struct in6_addr));
-	} else {
-		memset(laddr, 0, sizeof(struct in6_addr));
-		memset(faddr, 0, sizeof(struct in6_addr));
-	}
+	rds_trace_addr(laddr, conn ? &conn->c_laddr : &in6addr_any);
+	rds_trace_addr(faddr, conn ? &conn->c_faddr : &in6addr_any);
 }
 #endif
 
@@ -67,8 +85,8 @@ TRACE_EVENT(rds_conn_state,
 	    TP_PROTO(const struct rds_connection *conn, int old, int new,
 		     const char *reason),
 	    TP_ARGS(conn, old, new, reason),
-	    TP_STRUCT__entry(__array(u8, laddr, 16)
-			     __array(u8, faddr, 16)
+	    TP_STRUCT__entry(__array(u8, laddr, RDS_TRACE_ADDR_LEN)
+			     __array(u8, faddr, RDS_TRACE_ADDR_LEN)
 			     __field(u8, tos)
 			     __field(u8, old)
 			     __field(u8, new)
@@ -82,7 +100,7 @@ TRACE_EVENT(rds_conn_state,
 			   rds_trace_assign_str(transport,
 						conn->c_trans->t_name);
 			   rds_trace_assign_str(reason, reason);),
-	    TP_printk("laddr=%pI6c faddr=%pI6c tos=%u transport=%s old=%s new=%s reason=\"%s\"",
+	    TP_printk("laddr=%pISc faddr=%pISc tos=%u transport=%s old=%s new=%s reason=\"%s\"",
 		      __entry->laddr, __entry->faddr, __entry->tos,
 		      __get_str(transport),
 		      rds_trace_show_state(__entry->old),
@@ -92,8 +110,8 @@ TRACE_EVENT(rds_msg_drop,
 	    TP_PROTO(const struct rds_connection *conn,
 		     const struct rds_header *hdr, const char *reason),
 	    TP_ARGS(conn, hdr, reason),
-	    TP_STRUCT__entry(__array(u8, laddr, 16)
-			     __array(u8, faddr, 16)
+	    TP_STRUCT__entry(__array(u8, laddr, RDS_TRACE_ADDR_LEN)
+			     __array(u8, faddr, RDS_TRACE_ADDR_LEN)
 			     __field(u16, sport)
 			     __field(u16, dport)
 			     __field(u64, seq)
@@ -106,7 +124,7 @@ TRACE_EVENT(rds_msg_drop,
 			   __entry->seq = hdr ? be64_to_cpu(hdr->h_sequence) : 0;
 			   __entry->len = hdr ? be32_to_cpu(hdr->h_len) : 0;
 			   rds_trace_assign_str(reason, reason);),
-	    TP_printk("laddr=%pI6c faddr=%pI6c sport=%u dport=%u seq=%llu len=%u reason=\"%s\"",
+	    TP_printk("laddr=%pISc faddr=%pISc sport=%u dport=%u seq=%llu len=%u reason=\"%s\"",
 		      __entry->laddr, __entry->faddr, __entry->sport,
 		      __entry->dport, __entry->seq, __entry->len,
 		      __get_str(reason)));
@@ -114,30 +132,30 @@ TRACE_EVENT(rds_msg_drop,
 TRACE_EVENT(rds_retransmit,
 	    TP_PROTO(const struct rds_connection *conn, u64 seq),
 	    TP_ARGS(conn, seq),
-	    TP_STRUCT__entry(__array(u8, laddr, 16)
-			     __array(u8, faddr, 16)
+	    TP_STRUCT__entry(__array(u8, laddr, RDS_TRACE_ADDR_LEN)
+			     __array(u8, faddr, RDS_TRACE_ADDR_LEN)
 			     __field(u8, tos)
 			     __field(u64, seq)),
 	    TP_fast_assign(rds_trace_addrs(__entry->laddr, __entry->faddr,
 					   conn);
 			   __entry->tos = conn->c_tos;
 			   __entry->seq = seq;),
-	    TP_printk("laddr=%pI6c faddr=%pI6c tos=%u seq=%llu",
+	    TP_printk("laddr=%pISc faddr=%pISc tos=%u seq=%llu",
 		      __entry->laddr, __entry->faddr, __entry->tos,
 		      __entry->seq));
 
 TRACE_EVENT(rds_rdma_complete,
 	    TP_PROTO(const struct rds_connection *conn, u8 op, int status),
 	    TP_ARGS(conn, op, status),
-	    TP_STRUCT__entry(__array(u8, laddr, 16)
-			     __array(u8, faddr, 16)
+	    TP_STRUCT__entry(__array(u8, laddr, RDS_TRACE_ADDR_LEN)
+			     __array(u8, faddr, RDS_TRACE_ADDR_LEN)
 			     __field(u8, op)
 			     __field(int, status)),
 	    TP_fast_assign(rds_trace_addrs(__entry->laddr, __entry->faddr,
 					   conn);
 			   __entry->op = op;
 			   __entry->status = status;),
-	    TP_printk("laddr=%pI6c faddr=%pI6c op=%s status=%s",
+	    TP_printk("laddr=%pISc faddr=%pISc op=%s status=%s",
 		      __entry->laddr, __entry->faddr,
 		      rds_trace_show_op(__entry->op),
 		      rds_trace_show_rdma_status(__entry->status)));
@@ -146,8 +164,8 @@ TRACE_EVENT(rds_ib_credit_stall,
 	    TP_PROTO(const struct rds_connection *conn, u32 avail,
 		     u32 waiting),
 	    TP_ARGS(conn, avail, waiting),
-	    TP_STRUCT__entry(__array(u8, laddr, 16)
-			     __array(u8, faddr, 16)
+	    TP_STRUCT__entry(__array(u8, laddr, RDS_TRACE_ADDR_LEN)
+			     __array(u8, faddr, RDS_TRACE_ADDR_LEN)
 			     __field(u8, tos)
 			     __field(u32, avail)
 			     __field(u32, waiting)),
@@ -156,33 +174,33 @@ TRACE_EVENT(rds_ib_credit_stall,
 			   __entry->tos = conn->c_tos;
 			   __entry->avail = avail;
 			   __entry->waiting = waiting;),
-	    TP_printk("laddr=%pI6c faddr=%pI6c tos=%u credits=%u waiting=%u",
+	    TP_printk("laddr=%pISc faddr=%pISc tos=%u credits=%u waiting=%u",
 		      __entry->laddr, __entry->faddr, __entry->tos,
 		      __entry->avail, __entry->waiting));
 
 TRACE_EVENT(rds_ib_heartbeat_loss,
 	    TP_PROTO(const struct rds_connection *conn, unsigned int ms),
 	    TP_ARGS(conn, ms),
-	    TP_STRUCT__entry(__array(u8, laddr, 16)
-			     __array(u8, faddr, 16)
+	    TP_STRUCT__entry(__array(u8, laddr, RDS_TRACE_ADDR_LEN)
+			     __array(u8, faddr, RDS_TRACE_ADDR_LEN)
 			     __field(u8, tos)
 			     __field(unsigned int, ms)),
 	    TP_fast_assign(rds_trace_addrs(__entry->laddr, __entry->faddr,
 					   conn);
 			   __entry->tos = conn->c_tos;
 			   __entry->ms = ms;),
-	    TP_printk("laddr=%pI6c faddr=%pI6c tos=%u silent_ms=%u",
+	    TP_printk("laddr=%pISc faddr=%pISc tos=%u silent_ms=%u",
 		      __entry->laddr, __entry->faddr, __entry->tos,
 		      __entry->ms));
 
 TRACE_EVENT(rds_ib_hs_refuse,
 	    TP_PROTO(const struct in6_addr *peer, const char *reason),
 	    TP_ARGS(peer, reason),
-	    TP_STRUCT__entry(__array(u8, peer, 16)
+	    TP_STRUCT__entry(__array(u8, peer, RDS_TRACE_ADDR_LEN)
 			     __string(reason, reason)),
-	    TP_fast_assign(memcpy(__entry->peer, peer, 16);
+	    TP_fast_assign(rds_trace_addr(__entry->peer, peer);
 			   rds_trace_assign_str(reason, reason);),
-	    TP_printk("peer=%pI6c reason=\"%s\"", __entry->peer,
+	    TP_printk("peer=%pISc reason=\"%s\"", __entry->peer,
 		      __get_str(reason)));
 
 #endif /* _RDS_TRACE_H */

@@ -16,7 +16,7 @@
 #    grants credits for: credits=0 with messages waiting;
 #  - rds_rdma_complete: rds-stress -D (host 1 responds with RDMA READs and
 #    WRITEs): both ops with status success;
-#  - the link cut of ib_heartbeat (heartbeat 500 ms): host 1 traces
+#  - a cut of host 1's link (heartbeat 500 ms): host 1 traces
 #    rds_ib_heartbeat_loss (silent 2500 ms at least); host 2, which sent
 #    two messages after the cut, cancels one (rds_msg_drop "send
 #    cancelled") and retransmits the other (rds_retransmit) once the link
@@ -65,11 +65,13 @@ rds_lines() {
 }
 
 # send PORT LEN [COUNT]: COUNT (1) messages of LEN bytes from a fresh
-# socket of ours (port 4410) to the peer's PORT.
+# socket of ours (port 4410, a send buffer of 8 MiB: all 40 of the burst
+# may be in flight) to the peer's PORT.
 send() {
 	python3 -c '
 import socket, sys
 s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+s.setsockopt(socket.SOL_SOCKET, 32, 8 << 20)	# SO_SNDBUFFORCE
 s.bind((sys.argv[1], 4410))
 for i in range(int(sys.argv[5])):
     s.sendto(b"t" * int(sys.argv[4]), (sys.argv[2], int(sys.argv[3])))
@@ -124,7 +126,7 @@ if [ "$RDS_HOST" = 1 ]; then
 fi
 
 # 3. Connection states: host 1 fails its queue pair, then sends.
-barrier qp 60 || ksft_fail "barrier qp"
+barrier qp 200 || ksft_fail "barrier qp"
 if [ "$RDS_HOST" = 1 ]; then
 	if [ -e $P/ib_qp_event_irq ]; then
 		echo > $I/trace
@@ -150,7 +152,7 @@ if [ "$RDS_HOST" = 1 ]; then
 	timeout "$(scaled 200)" python3 -c '
 import socket, sys
 s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+s.setsockopt(socket.SOL_SOCKET, 33, 8 << 20)	# SO_RCVBUFFORCE
 s.bind((sys.argv[1], 4401))
 s.settimeout(180)
 open("/tmp/trace.bound", "w").close()
@@ -221,8 +223,11 @@ time.sleep(int(sys.argv[3]))
 		ksft_fail "the sender of the link cut is ready"
 fi
 barrier cut 120 || ksft_fail "barrier cut"
+# Host 1's link: host 2's port stays up, so its messages go out into the
+# void and wait for their ACK until the attempt ends.
+[ "$RDS_HOST" = 1 ] && check "host 1 cuts its link" host_request link off
+barrier cut_done 60 || ksft_fail "barrier cut_done"
 if [ "$RDS_HOST" = 2 ]; then
-	check "host cuts the link" host_request link off
 	touch /tmp/trace.go
 	check "two messages sent after the cut, one cancelled" \
 		wait_for 60 test -e /tmp/trace.sent
@@ -237,13 +242,13 @@ if [ "$RDS_HOST" = 1 ]; then
 		"laddr=$me faddr=$them tos=0 silent_ms=(2[5-9][0-9]{2}|[3-9][0-9]{3}|[0-9]{5,})"
 	show rds_ib_heartbeat_loss
 fi
-barrier detected 120 || ksft_fail "barrier detected"
 if [ "$RDS_HOST" = 2 ]; then
-	check "host restores the link" host_request link on
 	check "rds_retransmit: the message to $RDS_PEER" \
 		wait_for 120 traced rds_retransmit "laddr=$me faddr=$them tos=0 seq=[0-9]+"
 	show rds_retransmit
 fi
+barrier detected 200 || ksft_fail "barrier detected"
+[ "$RDS_HOST" = 1 ] && check "host 1 restores its link" host_request link on
 barrier restored 180 || ksft_fail "barrier restored"
 if [ "$RDS_HOST" = 1 ]; then
 	check "the retransmitted message arrived: rds_msg_drop \"no socket\"" \
