@@ -64,18 +64,23 @@ rds_lines() {
 	grep -c ': rds_' $I/trace
 }
 
-# send PORT LEN [COUNT]: COUNT (1) messages of LEN bytes from a fresh
-# socket of ours (port 4410, a send buffer of 8 MiB: all 40 of the burst
-# may be in flight) to the peer's PORT.
+# send PORT LEN [COUNT [FILE]]: COUNT (1) messages of LEN bytes from a
+# fresh socket of ours (port 4410, a send buffer of 8 MiB: all 40 of the
+# burst may be in flight) to the peer's PORT.  With FILE, the socket stays
+# open until FILE exists (the peer got them; 200 s at most): closing it
+# cancels every message not yet acknowledged, those still queued included.
 send() {
 	python3 -c '
-import socket, sys
+import os, socket, sys, time
 s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
 s.setsockopt(socket.SOL_SOCKET, 32, 8 << 20)	# SO_SNDBUFFORCE
 s.bind((sys.argv[1], 4410))
 for i in range(int(sys.argv[5])):
     s.sendto(b"t" * int(sys.argv[4]), (sys.argv[2], int(sys.argv[3])))
-' "$RDS_ADDR" "$RDS_PEER" "$1" "$2" "${3:-1}"
+end = time.time() + int(sys.argv[7])
+while sys.argv[6] and not os.path.exists(sys.argv[6]) and time.time() < end:
+    time.sleep(0.1)
+' "$RDS_ADDR" "$RDS_PEER" "$1" "$2" "${3:-1}" "${4:-}" "$(scaled 200)"
 }
 
 all_there=true
@@ -166,14 +171,19 @@ print("# got 40 messages")
 	barrier bound 120 || ksft_fail "barrier bound"
 	wait $rpid
 	check "host 1 received the 40 messages" test $? = 0
+	touch "$shared.burst"	# host 2 may close its socket
 	rm -f /tmp/trace.bound
 else
 	barrier bound 120 || ksft_fail "barrier bound"
-	check "40 messages of 60000 bytes to host 1" send 4401 60000 40
+	rm -f "$shared.burst"
+	check "40 messages of 60000 bytes to host 1" \
+		send 4401 60000 40 "$shared.burst"
 	check "rds_ib_credit_stall: credits=0, messages waiting" \
 		wait_for 30 traced rds_ib_credit_stall \
 		"laddr=$me faddr=$them tos=0 credits=0 waiting=[1-9]"
 	show rds_ib_credit_stall
+	check "the burst: no message cancelled by the sender's close" \
+		bash -c "! grep -q ': rds_msg_drop: .*dport=4401 .*reason=\"send cancelled\"' $I/trace"
 fi
 barrier burst_done 300 || ksft_fail "barrier burst_done"
 
