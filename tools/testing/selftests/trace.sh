@@ -83,6 +83,16 @@ while sys.argv[6] and not os.path.exists(sys.argv[6]) and time.time() < end:
 ' "$RDS_ADDR" "$RDS_PEER" "$1" "$2" "${3:-1}" "${4:-}" "$(scaled 200)"
 }
 
+# burst_dump: what a failed burst leaves to look at (as comments).
+burst_dump() {
+	echo "# ib_counters: $(cat $P/ib_counters)"
+	for f in $P/*; do
+		[ -r "$f" ] && echo "# ${f##*/}: $(head -c 200 "$f" 2>/dev/null)"
+	done
+	echo "# rds events: $(rds_lines), the last 20:"
+	grep ': rds_' $I/trace | tail -n 20 | sed 's/^ */# /'
+}
+
 all_there=true
 for e in $events; do
 	[ -d $I/events/rds/$e ] || all_there=false
@@ -162,7 +172,10 @@ s.bind((sys.argv[1], 4401))
 s.settimeout(180)
 open("/tmp/trace.bound", "w").close()
 for i in range(40):
-    d, a = s.recvfrom(65536)
+    try:
+        d, a = s.recvfrom(65536)
+    except socket.timeout:
+        sys.exit("# timed out after %d messages" % i)
     assert len(d) == 60000, len(d)
 print("# got 40 messages")
 ' "$RDS_ADDR" &
@@ -170,8 +183,11 @@ print("# got 40 messages")
 	wait_for 60 test -e /tmp/trace.bound
 	barrier bound 120 || ksft_fail "barrier bound"
 	wait $rpid
-	check "host 1 received the 40 messages" test $? = 0
-	touch "$shared.burst"	# host 2 may close its socket
+	rc=$?
+	check "host 1 received the 40 messages" test $rc = 0
+	# host 2 may close its socket; it dumps its state too on a failure
+	echo $rc > "$shared.burst"
+	[ $rc = 0 ] || burst_dump
 	rm -f /tmp/trace.bound
 else
 	barrier bound 120 || ksft_fail "barrier bound"
@@ -184,6 +200,7 @@ else
 	show rds_ib_credit_stall
 	check "the burst: no message cancelled by the sender's close" \
 		bash -c "! grep -q ': rds_msg_drop: .*dport=4401 .*reason=\"send cancelled\"' $I/trace"
+	[ "$(cat "$shared.burst" 2>/dev/null)" = 0 ] || burst_dump
 fi
 barrier burst_done 300 || ksft_fail "barrier burst_done"
 
