@@ -12,8 +12,9 @@
 #  - rds_conn_state: host 1 fails its connection's queue pair
 #    (ib_qp_event_irq): up -> down "QP fatal error", and the next send
 #    brings it back (down -> connecting -> up "established");
-#  - rds_ib_credit_stall: host 2 sends more 60000-byte messages than host 1
-#    grants credits for: credits=0 with messages waiting;
+#  - rds_ib_credit_stall: host 2 sends 60000-byte messages (15 fragments)
+#    while host 1 grants 8 credits (the module is reloaded with
+#    ib_credits=8 for this test): credits=0 with messages waiting;
 #  - rds_rdma_complete: rds-stress -D (host 1 responds with RDMA READs and
 #    WRITEs): both ops with status success;
 #  - a cut of host 1's link (heartbeat 500 ms): host 1 traces
@@ -37,6 +38,12 @@ events="rds_conn_state rds_msg_drop rds_retransmit rds_rdma_complete
 rds_ib_credit_stall rds_ib_heartbeat_loss rds_ib_hs_refuse"
 
 rds_loaded || { ksft_fail "rds loaded"; ksft_exit; }
+# 8 credits, fewer than the 15 fragments of one message of the burst:
+# every message of section 4 waits for credits, however fast host 1
+# grants them (with 64, 6.1 often never ran out).
+barrier reload 120 || ksft_fail "barrier reload"
+check "reload with ib_credits=8" rds_reload ib_credits=8
+barrier reloaded 120 || ksft_fail "barrier reloaded"
 [ -d $T/instances ] || mount -t tracefs tracefs $T ||
 	{ ksft_fail "tracefs mounted"; ksft_exit; }
 rmdir $I 2>/dev/null
@@ -300,4 +307,8 @@ if [ "$RDS_HOST" = 2 ]; then
 		bash -c "! grep -q ': rds_retransmit: .*seq=$((${seq:-0} + 1))\$' $I/trace"
 fi
 barrier end 120 || ksft_fail "barrier end"
+cleanup
+trap - EXIT
+check "reload as usual" rds_reload
+barrier reloaded_end 120 || ksft_fail "barrier reloaded_end"
 ksft_exit
