@@ -92,7 +92,6 @@ while sys.argv[6] and not os.path.exists(sys.argv[6]) and time.time() < end:
 
 # burst_dump: what a failed burst leaves to look at (as comments).
 burst_dump() {
-	echo "# ib_counters: $(cat $P/ib_counters)"
 	for f in $P/*; do
 		[ -r "$f" ] && echo "# ${f##*/}: $(head -c 200 "$f" 2>/dev/null)"
 	done
