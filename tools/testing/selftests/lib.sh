@@ -34,6 +34,13 @@ ksft_skip() {
 	echo "ok $__ksft_n $1 # SKIP${2:+ $2}"
 }
 
+# test_retry WHY: the test is about to try something again.  Each retry
+# must have a reason in a comment where it is made; run-tests counts the
+# "# RETRY:" lines and lists them in its summary, so no retry is silent.
+test_retry() {
+	echo "# RETRY: $*"
+}
+
 # check NAME CMD...: run CMD, record NAME as passed when it succeeds.
 check() {
 	local name=$1
