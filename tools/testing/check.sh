@@ -9,7 +9,8 @@
 #      on one core beside the builds of 3-4
 #   3. the module built against every installed kernel series, no warnings
 #   4. sparse (C=2), no report; checkpatch, no report; dkms.conf and the
-#      modprobe configuration agree with the module (version-check.sh)
+#      modprobe configuration agree with the module (version-check.sh);
+#      the manuals render and name what the code has (doc-check.sh)
 #   5. the VM selftests: the one-host suite of every series (two side by
 #      side), the two-host suite whole on the default series and without
 #      its default-series tests on the others; on the default series the
@@ -136,6 +137,8 @@ step "sparse C=2 against $kver (no reports)" \
 step "checkpatch (no reports)" tools/testing/checkpatch.sh
 step "packaging: dkms.conf and rds-ib.conf agree with net/main.c" \
 	tools/testing/version-check.sh
+step "manuals: render without warnings, name every parameter, sysctl, counter, option" \
+	tools/testing/doc-check.sh
 wait $units_pid
 for t in "${units[@]}"; do
 	rc=missing secs=
