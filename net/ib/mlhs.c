@@ -129,6 +129,12 @@ u16 rds_ib_mlhs_negotiate(u8 major, u8 minor, u16 mask)
 	return 0;
 }
 
+bool rds_ib_mlhs_gen_refused(u32 gen)
+{
+	return gen >> 24 &&
+	       !rds_ib_mlhs_negotiate(gen >> 24, gen >> 16, gen & 0xffff);
+}
+
 /* Judge a decoded mainline private data: its version, its addresses. */
 static enum rds_ib_mlhs_reason rds_ib_mlhs_judge(struct rds_ib_pd_class *c,
 						 const u8 *local,

@@ -160,6 +160,14 @@ enum rds_ib_pd_kind rds_ib_pd_classify(const void *buf, size_t len, bool v6,
 				       const u8 *local, const u8 *peer,
 				       struct rds_ib_pd_class *c);
 
+/* Whether a request of ours (hs.h) carrying generation gen is refused by
+ * the kernel's RDS.  It reads bytes 8..11 of ours (gen) as its major,
+ * minor and mask: with some generations (top byte 0, 3 then 1, or 4 with
+ * one of the two low bits) it would accept a request it cannot speak,
+ * for a connection between made-up addresses.
+ */
+bool rds_ib_mlhs_gen_refused(u32 gen);
+
 const char *rds_ib_mlhs_reason_name(enum rds_ib_mlhs_reason reason);
 
 #endif /* _RDS_IB_MLHS_H */

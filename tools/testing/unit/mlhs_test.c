@@ -472,13 +472,24 @@ int main(int argc, char **argv)
 		memset(buf, 0, sizeof(buf));
 		rds_ib_hs_encode(&hs, buf);
 		taken += mainline_takes(buf, 40, false);
+		EXPECT(rds_ib_mlhs_gen_refused(hs.hello.gen) !=
+		       mainline_takes(buf, 40, false),
+		       "gen %08x: refused by mainline's rule?", hs.hello.gen);
+		/* The same with random low bytes above the mask's bits. */
+		hs.hello.gen |= (u32)rnd() & 0xfffc;
+		memset(buf, 0, sizeof(buf));
+		rds_ib_hs_encode(&hs, buf);
+		EXPECT(rds_ib_mlhs_gen_refused(hs.hello.gen) !=
+		       mainline_takes(buf, 40, false),
+		       "gen %08x: refused by mainline's rule?", hs.hello.gen);
 		both(buf, 40, false, L4, P4, &c);
 		EXPECT(c.kind == RDS_IB_PD_OURS, "gen %08x", hs.hello.gen);
 	}
 	printf("# mainline's rule accepts our 40-byte request for %u of %u generation patterns (%.2f%%)\n",
 	       taken, 65536 * 4 - 1, taken * 100.0 / (65536 * 4 - 1));
 	EXPECT(taken > 0, "the hazard is there to count");
-	report("our handshake is ours whatever its generation", f);
+	report("our handshake is ours whatever its generation; gen_refused is mainline's rule",
+	       f);
 
 	f = failures;
 	/* A refusal from mainline: the int 1 (little-endian on x86), then
