@@ -32,6 +32,7 @@
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/random.h>
+#include <linux/ratelimit.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <rdma/ib_cm.h>
@@ -586,6 +587,8 @@ static bool rds_ib_addr_v4(const struct sockaddr *sa, struct in6_addr *a)
  * attempt and backs off instead of waiting forever, and say so.  True if
  * the request was one (and is refused).
  */
+static DEFINE_RATELIMIT_STATE(rds_ib_mainline_rs, 60 * HZ, 1);
+
 static bool rds_ib_cm_refuse_mainline(struct rdma_cm_id *cm_id,
 				      const struct rdma_cm_event *event)
 {
@@ -604,9 +607,13 @@ static bool rds_ib_cm_refuse_mainline(struct rdma_cm_id *cm_id,
 	    RDS_IB_PD_MAINLINE)
 		return false;
 	atomic64_inc(&rds_ib_hs_count[RDS_IB_HS_R_MAINLINE]);
-	pr_info_ratelimited("peer %pISc runs the kernel's RDS protocol %u.%u; not supported yet\n",
-			    &cm_id->route.addr.dst_addr, c.proto >> 8,
-			    c.proto & 0xff);
+	/* It retries about once a second for as long as it has messages
+	 * for us: one line a minute, the counter counts every one.
+	 */
+	if (__ratelimit(&rds_ib_mainline_rs))
+		pr_info("peer %pISc runs the kernel's RDS protocol %u.%u; not supported yet\n",
+			&cm_id->route.addr.dst_addr, c.proto >> 8,
+			c.proto & 0xff);
 	rdma_reject(cm_id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
 	return true;
 }
