@@ -32,6 +32,7 @@
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/random.h>
+#include <linux/ratelimit.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <rdma/ib_cm.h>
@@ -39,6 +40,7 @@
 #include "../fault.h"
 #include "../neg.h"
 #include "ib.h"
+#include "mlhs.h"
 
 #define RDS_IB_PORT		18634
 #define RDS_IB_BACKLOG		128
@@ -87,6 +89,7 @@ static const char *const rds_ib_hs_keys[RDS_IB_HS_R_MAX] = {
 	[RDS_IB_HS_R_CREDITS]	= "credits",
 	[RDS_IB_HS_R_TOS]	= "tos",
 	[RDS_IB_HS_R_BUSY]	= "busy",
+	[RDS_IB_HS_R_MAINLINE]	= "mainline",
 };
 
 static int rds_ib_hs_stats_get(char *buf, const struct kernel_param *kp)
@@ -578,6 +581,43 @@ static bool rds_ib_addr_v4(const struct sockaddr *sa, struct in6_addr *a)
 	return true;
 }
 
+/* A request from the kernel's own RDS (mlhs.h), which we do not speak yet:
+ * refuse it the way that RDS refuses an incompatible version (the int
+ * RDS_RDMA_REJ_INCOMPAT in the host's byte order), so that it drops the
+ * attempt and backs off instead of waiting forever, and say so.  True if
+ * the request was one (and is refused).
+ */
+static DEFINE_RATELIMIT_STATE(rds_ib_mainline_rs, 60 * HZ, 1);
+
+static bool rds_ib_cm_refuse_mainline(struct rdma_cm_id *cm_id,
+				      const struct rdma_cm_event *event)
+{
+	struct in6_addr laddr, faddr;
+	struct rds_ib_pd_class c;
+	int rej = RDS_IB_MLHS_REJ_INCOMPAT;
+
+	if (!rds_ib_addr_v4((struct sockaddr *)&cm_id->route.addr.src_addr,
+			    &laddr) ||
+	    !rds_ib_addr_v4((struct sockaddr *)&cm_id->route.addr.dst_addr,
+			    &faddr))
+		return false;
+	if (rds_ib_pd_classify(event->param.conn.private_data,
+			       event->param.conn.private_data_len, false,
+			       laddr.s6_addr, faddr.s6_addr, &c) !=
+	    RDS_IB_PD_MAINLINE)
+		return false;
+	atomic64_inc(&rds_ib_hs_count[RDS_IB_HS_R_MAINLINE]);
+	/* It retries about once a second for as long as it has messages
+	 * for us: one line a minute, the counter counts every one.
+	 */
+	if (__ratelimit(&rds_ib_mainline_rs))
+		pr_info("peer %pISc runs the kernel's RDS protocol %u.%u; not supported yet\n",
+			&cm_id->route.addr.dst_addr, c.proto >> 8,
+			c.proto & 0xff);
+	rdma_reject(cm_id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+	return true;
+}
+
 /* A connection request on the listener (cm_id is the new child id).
  * Non-zero: rdma_cm destroys cm_id.
  */
@@ -723,6 +763,20 @@ static void rds_ib_cm_refused(struct rds_ib_conn *ic,
 					    rds_ib_hs_reason_name(hs.reason));
 		return;
 	}
+	/* The kernel's RDS refuses our request as an incompatible version
+	 * (mlhs.h): the int 1 in its byte order, then zeros.
+	 */
+	if (event->status == IB_CM_REJ_CONSUMER_DEFINED &&
+	    event->param.conn.private_data_len >= sizeof(int)) {
+		int rej;
+
+		memcpy(&rej, event->param.conn.private_data, sizeof(rej));
+		if (rej == RDS_IB_MLHS_REJ_INCOMPAT) {
+			pr_info_ratelimited("%pI6c refused our connection as the kernel's RDS refuses an incompatible version; not supported yet\n",
+					    &ic->i_conn->c_faddr);
+			return;
+		}
+	}
 	pr_info_ratelimited("%pI6c refused our connection (status %d, %u bytes of private data)\n",
 			    &ic->i_conn->c_faddr, event->status,
 			    event->param.conn.private_data_len);
@@ -742,6 +796,8 @@ static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
 		enum rds_ib_hs_reason reason;
 
+		if (rds_ib_cm_refuse_mainline(cm_id, event))
+			return -ECONNREFUSED;
 		reason = rds_ib_hs_decode(event->param.conn.private_data,
 					  event->param.conn.private_data_len,
 					  &hs);
@@ -1103,7 +1159,10 @@ int rds_ib_cm_init(void)
 	struct rdma_cm_id *id;
 	int ret;
 
-	rds_ib_gen = get_random_u32() ?: 1;
+	/* Non-zero, and one the kernel's RDS refuses (mlhs.h). */
+	do {
+		rds_ib_gen = get_random_u32();
+	} while (!rds_ib_mlhs_gen_refused(rds_ib_gen));
 	id = rdma_create_id(&init_net, rds_ib_cm_handler, NULL, RDMA_PS_TCP,
 			    IB_QPT_RC);
 	if (IS_ERR(id))
