@@ -43,26 +43,6 @@
 #define RX_BYTES	8192		/* a receive buffer's data */
 #define DEV		"rxe0"
 
-/* A module parameter as a number; -1 (noted) when it cannot be read. */
-static long long param(const char *name)
-{
-	char path[256], buf[64] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/rds/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f || !fgets(buf, sizeof(buf), f)) {
-		note("cannot read %s", path);
-		if (f)
-			fclose(f);
-		return -1;
-	}
-	fclose(f);
-	if (buf[0] == 'Y' || buf[0] == 'N')	/* bool */
-		return buf[0] == 'Y';
-	return strtoll(buf, NULL, 0);
-}
-
 /* The stats value of name in a fresh read; -1 if absent. */
 static long long stat_now(const char *name)
 {
