@@ -19,6 +19,10 @@
  * RDS_INFO_* handlers run under rds_info_sem (read): RDS_INFO_COUNTERS
  * takes rds_trans_sem (read) inside it; RDS_INFO_IB_CONNECTIONS takes
  * ic->i_lock under rcu_read_lock() (the connection walk).
+ * /proc/net/rds (proc.c): connections takes conn->c_lock, then (not
+ * nested) ic->i_lock, under rcu_read_lock(); devices holds rds_trans_sem
+ * (read) and, under rcu_read_lock(), takes each ic->i_lock; stats takes
+ * rds_trans_sem (read).
  */
 #ifndef _RDS_RDS_H
 #define _RDS_RDS_H

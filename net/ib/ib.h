@@ -234,7 +234,10 @@ struct rds_ib_conn {
 	struct list_head	i_dead_ids;	/* all attempts (ids); reaped when dead */
 	bool			i_active;	/* we sent the REQ */
 	bool			i_dying;	/* conn_free: no more works */
-	struct rds_ib_device	*i_rdev;	/* reference while a QP exists */
+	struct rds_ib_device	*i_rdev;	/* reference while a QP exists;
+						 * stays while i_up (read under
+						 * i_lock by /proc)
+						 */
 	struct ib_qp		*i_qp;
 	struct ib_cq		*i_send_cq;
 	struct rds_ib_send_slot	*i_ring;	/* RDS_IB_SEND_RING + 1 slots */
