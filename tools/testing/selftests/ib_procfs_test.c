@@ -92,7 +92,24 @@ static long long held_kib(int fd)
 	return kib;
 }
 
-TEST(ib_procfs)
+FIXTURE(ib)
+{
+	int fd;
+};
+
+FIXTURE_SETUP(ib)
+{
+	self->fd = -1;
+}
+
+FIXTURE_TEARDOWN(ib)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* the barriers wait up to 120 s each, the ACKs 30 s */
+TEST_F_TIMEOUT(ib, procfs, 290)
 {
 	static unsigned char msg[MSG_LEN + 1];
 	const char *addr, *peer;
@@ -109,7 +126,7 @@ TEST(ib_procfs)
 
 	if (single_host(&addr, &peer))
 		SKIP(return, "needs two hosts (RDS_PEER)");
-	fd = rds_bound(addr, PORT);
+	fd = self->fd = rds_bound(addr, PORT);
 	ASSERT_LE(0, fd) TH_LOG("bind %s:%d: %s", addr, PORT, strerror(errno));
 	ASSERT_EQ(0, ioctl(fd, SIOCRDSSETTOS, &tos));
 	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
@@ -232,7 +249,6 @@ TEST(ib_procfs)
 	}
 	free(text);
 	EXPECT_EQ(0, barrier("checked", 120));
-	close(fd);
 }
 
 TEST_HARNESS_MAIN
