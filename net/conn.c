@@ -89,6 +89,7 @@ struct rds_connection *rds_conn_find_or_alloc(struct net *net,
 	conn->c_tos = tos;
 	conn->c_trans = trans;
 	atomic_set(&conn->c_state, RDS_CONN_DOWN);
+	conn->c_state_since = jiffies;
 	spin_lock_init(&conn->c_lock);
 	INIT_LIST_HEAD(&conn->c_send_queue);
 	INIT_LIST_HEAD(&conn->c_retrans);

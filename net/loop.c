@@ -71,10 +71,10 @@ static int rds_loop_conn_connect(struct rds_connection *conn)
 		if (IS_ERR(peer))
 			return PTR_ERR(peer);
 		cmpxchg(&peer->c_loop_peer, NULL, conn);
-		atomic_set(&peer->c_state, RDS_CONN_UP);
+		rds_conn_set_state(peer, RDS_CONN_UP);
 	}
 	cmpxchg(&conn->c_loop_peer, NULL, peer);
-	atomic_set(&conn->c_state, RDS_CONN_UP);
+	rds_conn_set_state(conn, RDS_CONN_UP);
 	return 0;
 }
 

@@ -96,6 +96,7 @@ void rds_send_requeue(struct rds_connection *conn)
 	list_for_each_entry(rm, &conn->c_retrans, m_conn_item) {
 		rm->m_inc.i_hdr.h_flags |= RDS_FLAG_RETRANSMITTED;
 		set_bit(RDS_MSG_RETRANSMITTED, &rm->m_flags);
+		conn->c_retransmits++;
 	}
 	list_splice_init(&conn->c_retrans, &conn->c_send_queue);
 	list_for_each_entry(rm, &conn->c_send_queue, m_conn_item)

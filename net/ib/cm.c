@@ -173,7 +173,7 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 	if (ic->i_peer_gen && hs->hello.gen != ic->i_peer_gen)
 		pr_info("%pI6c restarted (generation %08x, was %08x)\n",
 			&conn->c_faddr, hs->hello.gen, ic->i_peer_gen);
-	ic->i_peer_gen = hs->hello.gen;
+	WRITE_ONCE(ic->i_peer_gen, hs->hello.gen);
 	/* Frames may have arrived (and granted) before this: add to them. */
 	spin_lock_bh(&ic->i_lock);
 	ic->i_peer_grant = hs->credits;
@@ -365,7 +365,7 @@ static void rds_ib_attempt_end(struct rds_ib_conn *ic, struct rds_ib_attempt *a)
 	queue_work(rds_ib_wq, &ic->i_reap_work);
 
 	rds_send_requeue(conn);
-	atomic_set(&conn->c_state, RDS_CONN_DOWN);
+	rds_conn_set_state(conn, RDS_CONN_DOWN);
 }
 
 /* After an attempt ended: try again later if messages wait. */
@@ -382,8 +382,7 @@ static void rds_ib_reconnect_maybe(struct rds_ib_conn *ic)
 	smp_mb();
 	if (ic->i_dying || ic->i_cur || list_empty_careful(&conn->c_send_queue))
 		return;
-	if (atomic_cmpxchg(&conn->c_state, RDS_CONN_DOWN,
-			   RDS_CONN_CONNECTING) != RDS_CONN_DOWN)
+	if (!rds_conn_transition(conn, RDS_CONN_DOWN, RDS_CONN_CONNECTING))
 		return;
 	min_ms = max_t(unsigned int, 1,
 		       jiffies_to_msecs(READ_ONCE(rds_sysctl_reconnect_min_jiffies)));
@@ -443,6 +442,7 @@ static void rds_ib_idle_work(struct work_struct *work)
 		goto out;
 	}
 	pr_info("%pI6c: idle for %u s: disconnecting\n", &conn->c_faddr, secs);
+	rds_conn_set_reset_reason(conn, "idle");
 	rds_ib_attempt_end(ic, ic->i_cur);
 	/* A sender may have queued during the end, seeing it still up. */
 	rds_ib_reconnect_maybe(ic);
@@ -520,7 +520,7 @@ static void rds_ib_attempt_up(struct rds_ib_conn *ic)
 	ic->i_rx_unacked_bytes = 0;
 	ic->i_up = true;
 	spin_unlock_bh(&ic->i_lock);
-	atomic_set(&conn->c_state, RDS_CONN_UP);
+	rds_conn_set_state(conn, RDS_CONN_UP);
 	ic->i_backoff_ms = 0;
 	rds_ib_count(RDS_IB_C_CONNECTS);
 	pr_info("connected %pI6c -> %pI6c tos %u (%s, %u credits each way at most)\n",
@@ -672,6 +672,7 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 		/* Both sides connecting: the lower address's attempt wins. */
 		if (racing && memcmp(&laddr, &faddr, sizeof(laddr)) < 0)
 			goto unlock;
+		rds_conn_set_reset_reason(conn, "the peer connected again");
 		rds_ib_attempt_end(ic, ic->i_cur);
 	}
 	a = rds_ib_attempt_new(ic, cm_id);
@@ -686,8 +687,9 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	cm_id->context = a;
 	ic->i_cur = a;
 	ic->i_active = false;
-	atomic_set(&conn->c_state, RDS_CONN_CONNECTING);
+	rds_conn_set_state(conn, RDS_CONN_CONNECTING);
 	if (!rds_ib_cm_handshake_apply(ic, offer)) {
+		rds_conn_set_reset_reason(conn, "the peer acknowledged unsent messages");
 		reason = RDS_IB_HS_R_FLAGS;
 		cm_id->context = NULL;
 		goto end;
@@ -702,6 +704,7 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	param.rnr_retry_count = RDS_IB_RNR_RETRY;
 	ret = rdma_accept(cm_id, &param);
 	if (ret) {
+		rds_conn_set_reset_reason(conn, "accept failed");
 		cm_id->context = NULL;
 		goto end;
 	}
@@ -786,6 +789,7 @@ static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 			     struct rdma_cm_event *event)
 {
 	struct rds_ib_attempt *a = cm_id->context;
+	const char *why = NULL;
 	struct rds_ib_conn *ic;
 	struct rds_ib_hs hs;
 	bool end = false;
@@ -820,10 +824,12 @@ static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		ret = rdma_resolve_route(cm_id, RDS_IB_RESOLVE_MS);
 		end = ret;
+		why = "cannot resolve the route";
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		ret = rds_ib_cm_connect(ic, cm_id);
 		end = ret;
+		why = "cannot send the request";
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		if (ic->i_active) {
@@ -832,6 +838,7 @@ static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 					     &hs) != RDS_IB_HS_OK ||
 			    !rds_ib_cm_handshake_apply(ic, &hs)) {
 				rds_ib_count(RDS_IB_C_BAD_FRAMES);
+				why = "bad handshake";
 				end = true;
 				break;
 			}
@@ -863,6 +870,8 @@ static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 				    event->status);
 		if (atomic_read(&ic->i_conn->c_state) == RDS_CONN_UP)
 			rds_ib_count(RDS_IB_C_RESETS);
+		rds_conn_set_reset_reason(ic->i_conn,
+					  why ?: rdma_event_msg(event->event));
 		rds_ib_attempt_end(ic, a);
 		rds_ib_reconnect_maybe(ic);
 	}
@@ -907,7 +916,7 @@ static void rds_ib_connect_work(struct work_struct *work)
 	a->a_started = jiffies;
 	ic->i_cur = a;
 	ic->i_active = true;
-	atomic_set(&conn->c_state, RDS_CONN_CONNECTING);
+	rds_conn_set_state(conn, RDS_CONN_CONNECTING);
 	if (!ic->i_dying)
 		mod_delayed_work(rds_ib_wq, &ic->i_timeout_work,
 				 RDS_IB_ATTEMPT_TIMEOUT);
@@ -917,12 +926,13 @@ static void rds_ib_connect_work(struct work_struct *work)
 	if (ret) {
 		pr_info_ratelimited("%pI6c: cannot resolve: %d\n",
 				    &conn->c_faddr, ret);
+		rds_conn_set_reset_reason(conn, "cannot resolve the address");
 		rds_ib_attempt_end(ic, a);
 		goto retry;
 	}
 	goto out;
 retry:
-	atomic_set(&conn->c_state, RDS_CONN_DOWN);
+	rds_conn_set_state(conn, RDS_CONN_DOWN);
 	rds_ib_reconnect_maybe(ic);
 out:
 	mutex_unlock(&ic->i_cm_mutex);
@@ -1001,6 +1011,7 @@ static void rds_ib_timeout_work(struct work_struct *work)
 		}
 		pr_info_ratelimited("%pI6c: connection attempt timed out\n",
 				    &ic->i_conn->c_faddr);
+		rds_conn_set_reset_reason(ic->i_conn, "connection attempt timed out");
 		rds_ib_attempt_end(ic, a);
 		rds_ib_reconnect_maybe(ic);
 	}
@@ -1069,6 +1080,7 @@ void rds_ib_conn_error_after(struct rds_ib_conn *ic, const char *why,
 	 */
 	WRITE_ONCE(ic->i_rx_stopped, true);
 	WRITE_ONCE(ic->i_err_qp, READ_ONCE(ic->i_qp));
+	rds_conn_set_reset_reason(ic->i_conn, why);
 	pr_info_ratelimited("%pI6c: resetting the connection: %s\n",
 			    &ic->i_conn->c_faddr, why);
 	mod_delayed_work(rds_ib_wq, &ic->i_down_work, delay);
@@ -1083,8 +1095,7 @@ int rds_ib_conn_connect(struct rds_connection *conn)
 {
 	struct rds_ib_conn *ic = conn->c_transport_data;
 
-	if (atomic_cmpxchg(&conn->c_state, RDS_CONN_DOWN,
-			   RDS_CONN_CONNECTING) == RDS_CONN_DOWN)
+	if (rds_conn_transition(conn, RDS_CONN_DOWN, RDS_CONN_CONNECTING))
 		queue_delayed_work(rds_ib_wq, &ic->i_connect_work, 0);
 	return 0;
 }

@@ -234,7 +234,10 @@ struct rds_ib_conn {
 	struct list_head	i_dead_ids;	/* all attempts (ids); reaped when dead */
 	bool			i_active;	/* we sent the REQ */
 	bool			i_dying;	/* conn_free: no more works */
-	struct rds_ib_device	*i_rdev;	/* reference while a QP exists */
+	struct rds_ib_device	*i_rdev;	/* reference while a QP exists;
+						 * stays while i_up (read under
+						 * i_lock by /proc)
+						 */
 	struct ib_qp		*i_qp;
 	struct ib_cq		*i_send_cq;
 	struct rds_ib_send_slot	*i_ring;	/* RDS_IB_SEND_RING + 1 slots */
@@ -242,7 +245,9 @@ struct rds_ib_conn {
 	u64			i_hdrs_dma;
 	struct rds_ib_attempt	*i_cur;		/* current attempt, or NULL */
 	struct ib_qp		*i_err_qp;	/* the data path failed on it */
-	u32			i_peer_gen;	/* the peer's generation, 0: none */
+	u32			i_peer_gen;	/* the peer's generation, 0: none
+						 * (WRITE_ONCE: /proc reads it)
+						 */
 	bool			i_port_was_down; /* seen down since last up */
 	unsigned long		i_port_up_at;	/* jiffies it was seen up again */
 	unsigned int		i_backoff_ms;	/* next reconnect delay */
@@ -350,6 +355,8 @@ int rds_ib_atomic_check(struct rds_sock *rs, enum ib_wr_opcode op);
 struct rds_ib_device *rds_ib_device_get(struct ib_device *dev);
 void rds_ib_device_put(struct rds_ib_device *rdev);
 unsigned int rds_ib_device_count(void);
+typedef void (*rds_ib_device_visit_t)(struct rds_ib_device *rdev, void *arg);
+void rds_ib_device_for_each(rds_ib_device_visit_t visit, void *arg);
 int rds_ib_device_init(void);
 void rds_ib_device_exit(void);
 
@@ -361,6 +368,10 @@ unsigned int rds_ib_counts_info(struct rds_info_buf *out, const char *prefix,
 				const char *const *keys,
 				const char *const *names, atomic64_t *vals,
 				unsigned int n);
+
+/* proc.c */
+void rds_ib_conn_proc(struct rds_connection *conn, struct rds_conn_proc *p);
+void rds_ib_devices_proc(struct seq_file *m, struct net *net);
 
 /* info.c */
 void rds_ib_info_init(void);

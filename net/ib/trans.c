@@ -219,6 +219,8 @@ struct rds_transport rds_ib_transport = {
 	.atomic_check		= rds_ib_atomic_check,
 	.get_tos_map		= rds_ib_get_tos_map,
 	.stats_info		= rds_ib_stats_info,
+	.conn_proc		= rds_ib_conn_proc,
+	.devices_proc		= rds_ib_devices_proc,
 	.t_cong_maps		= true,
 };
 

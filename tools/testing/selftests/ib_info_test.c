@@ -60,26 +60,6 @@
 
 static const unsigned char tos_of[2] = { 0, TOS_B };
 
-/* A module parameter as a number; -1 (noted) when it cannot be read. */
-static long long param(const char *name)
-{
-	char path[256], buf[64] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/rds/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f || !fgets(buf, sizeof(buf), f)) {
-		note("cannot read %s", path);
-		if (f)
-			fclose(f);
-		return -1;
-	}
-	fclose(f);
-	if (buf[0] == 'Y' || buf[0] == 'N')	/* bool */
-		return buf[0] == 'Y';
-	return strtoll(buf, NULL, 0);
-}
-
 /* ::ffff:a as a GID */
 static void gid_v4(const char *a, unsigned char gid[16])
 {

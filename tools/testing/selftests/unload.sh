@@ -24,7 +24,14 @@ check "no memory region in use" \
 # hex digits.
 read -r _ size _ _ _ addr _ < <(grep '^rds ' /proc/modules)
 printf '%016x %016x\n' "$addr" $((addr + size)) > /tmp/rds-module-range
+# A /proc/net/rds file held open across the unload: rmmod does not wait
+# for it, and a read after it fails (EIO) instead of running gone code.
+exec 3< /proc/net/rds/connections
 check "rmmod rds" rmmod rds
+check "/proc/net/rds gone" test ! -e /proc/net/rds
+check "a /proc/net/rds file held open across rmmod reads nothing" \
+	bash -c '! cat <&3'
+exec 3<&-
 check "module gone" wait_for 10 test ! -d /sys/module/rds
 check "socket slab cache destroyed" test ! -d /sys/kernel/slab/RDS
 check "no leftover objects reported" \
