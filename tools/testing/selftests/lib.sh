@@ -217,6 +217,28 @@ ib_counter_above() {
 	[ "$(ib_counter "$1")" -gt "$2" ]
 }
 
+# rds_counter NAME: one counter of RDS_INFO_COUNTERS (rds-info -c), core
+# (conn_reset, ...) or IB (ib_tx_frames, ...); nothing when absent.
+rds_counter() {
+	python3 -c '
+import socket, struct, sys
+s = socket.socket(21, socket.SOCK_SEQPACKET, 0)   # AF_RDS
+b = s.getsockopt(276, 10000, 1 << 16)   # SOL_RDS, RDS_INFO_COUNTERS
+for i in range(0, len(b) - 39, 40):     # struct rds_info_counter
+    n, v = struct.unpack_from("=32sQ", b, i)
+    if n.rstrip(b"\0").decode() == sys.argv[1]:
+        print(v)
+' "$1"
+}
+
+# rds_counter_above NAME N: the RDS_INFO_COUNTERS counter NAME is above N
+# (for wait_for).
+rds_counter_above() {
+	local v
+	v=$(rds_counter "$1")
+	[ -n "$v" ] && [ "$v" -gt "$2" ]
+}
+
 # rds_loaded: our module is loaded.
 rds_loaded() {
 	[ -d /sys/module/rds ]
