@@ -86,23 +86,6 @@ static int sysctl_set(const char *name, long long v)
 	return sysctl_put(name, buf);
 }
 
-/* A module parameter as a number; -1 when it cannot be read. */
-static long long param(const char *name)
-{
-	char path[256], buf[64] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/rds/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f || !fgets(buf, sizeof(buf), f)) {
-		if (f)
-			fclose(f);
-		return -1;
-	}
-	fclose(f);
-	return strtoll(buf, NULL, 0);
-}
-
 static const struct {
 	const char *name;
 	long long min, max;
@@ -155,11 +138,11 @@ TEST(ranges)
 		EXPECT_EQ(v0, sysctl_get(n)) TH_LOG("%s put back", n);
 	}
 	/* the same variables as the module parameters */
-	EXPECT_EQ(param("ib_credits"), sysctl_get("max_recv_wr"));
-	EXPECT_EQ(param("ib_idle_secs"), sysctl_get("idle_secs"));
-	EXPECT_EQ(param("ib_mr_max"), sysctl_get("mr_max"));
+	EXPECT_EQ(rds_param("ib_credits"), sysctl_get("max_recv_wr"));
+	EXPECT_EQ(rds_param("ib_idle_secs"), sysctl_get("idle_secs"));
+	EXPECT_EQ(rds_param("ib_mr_max"), sysctl_get("mr_max"));
 	v = sysctl_get("max_recv_allocation");
-	EXPECT_EQ(param("ib_srq_size"), v);
+	EXPECT_EQ(rds_param("ib_srq_size"), v);
 	err = sysctl_set("max_recv_allocation", v + 1);
 	EXPECT_EQ(EACCES, err) TH_LOG("max_recv_allocation written: %s",
 				      strerror(err));
@@ -320,8 +303,8 @@ TEST_F_TIMEOUT(conn, new_conn, 290)
 	EXPECT_LE(32U + 1 + 64, cur.max_send_wr);
 	EXPECT_GT(128U + 1 + 64, cur.max_send_wr);
 	EXPECT_LE(128U + 1 + 64, old.max_send_wr);
-	credits = param("ib_credits");
-	if (param("ib_no_srq") == 1) {
+	credits = rds_param("ib_credits");
+	if (rds_param("ib_no_srq") == 1) {
 		EXPECT_LE(8U + 1, cur.max_recv_wr);
 	} else if (rds_info_counter(self->fd[0], "ib_grants_short") == short0) {
 		EXPECT_EQ(8U + 1, cur.max_recv_wr);
