@@ -37,7 +37,7 @@
 #include "rds_harness.h"
 
 #define PORT		7700
-#define TOS_NEW		11
+#define TOS_NEW		200	/* beyond the TOS values of the other tests */
 #define NMSG		40
 #define MSG_LEN		9000		/* three frames */
 #define REC		68		/* sizeof(struct rds_info_rdma_connection) */
