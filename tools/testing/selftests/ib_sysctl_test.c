@@ -280,6 +280,8 @@ TEST_F_TIMEOUT(conn, new_conn, 290)
 		ASSERT_EQ(0, ioctl(self->fd[i], SIOCRDSSETTOS, &tos[i]));
 		ASSERT_EQ(0, setsockopt(self->fd[i], SOL_SOCKET, SO_RCVTIMEO,
 					&tv, sizeof(tv)));
+		/* both hosts send all before they receive: room for it */
+		ASSERT_EQ(0, set_sockbufs(self->fd[i], 4 << 20));
 	}
 	/* The TOS 0 connection with the sysctls as they were. */
 	ASSERT_EQ(0, barrier("bound", 120));
