@@ -249,6 +249,7 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 	if (!rdev)
 		return -ENODEV;
 	ic->i_rdev = rdev;
+	rds_ib_send_sizes(ic, rdev->rd_dev->attrs.max_qp_wr);
 
 	ret = rdev->rd_rx_ops->conn_prepare(ic, &attr);
 	if (ret)
@@ -268,7 +269,7 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 
 	ic->i_send_cq = rds_fault() ? ERR_PTR(-ENOMEM) :
 			ib_alloc_cq_any(rdev->rd_dev, ic,
-					RDS_IB_SEND_RING + 2 + RDS_IB_EXTRA_WRS,
+					ic->i_send_nr + 2 + RDS_IB_EXTRA_WRS,
 					IB_POLL_SOFTIRQ);
 	if (IS_ERR(ic->i_send_cq)) {
 		ret = PTR_ERR(ic->i_send_cq);
@@ -285,7 +286,7 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 	attr.send_cq = ic->i_send_cq;
 	attr.qp_type = IB_QPT_RC;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
-	attr.cap.max_send_wr = RDS_IB_SEND_RING + 1 + RDS_IB_EXTRA_WRS;
+	attr.cap.max_send_wr = ic->i_send_nr + 1 + RDS_IB_EXTRA_WRS;
 	/* Two SGEs per message of a packed frame, if the device has them. */
 	ic->i_send_sge = clamp_t(int, rdev->rd_dev->attrs.max_send_sge, 2,
 				 RDS_IB_SEND_SGE);
@@ -364,6 +365,9 @@ static void rds_ib_attempt_end(struct rds_ib_conn *ic, struct rds_ib_attempt *a)
 		ic->i_cur = NULL;
 	queue_work(rds_ib_wq, &ic->i_reap_work);
 
+	/* A connection that was up is reset (not an attempt that failed). */
+	if (atomic_read(&conn->c_state) == RDS_CONN_UP)
+		rds_stats_inc(s_conn_reset);
 	rds_send_requeue(conn);
 	rds_conn_set_state(conn, RDS_CONN_DOWN);
 }

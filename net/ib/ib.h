@@ -136,7 +136,14 @@ extern unsigned int rds_ib_srq_size;
 #define RDS_IB_RX_SHIFT		13
 #define RDS_IB_RX_BYTES		((u32)BIT(RDS_IB_RX_SHIFT))
 #define RDS_IB_RX_ORDER		get_order(RDS_IB_RX_BYTES)
-#define RDS_IB_SEND_RING	128	/* data send slots per connection */
+/* Data send slots of a connection: net.rds.ib.max_send_wr (default
+ * RDS_IB_SEND_RING) rounded down to a power of two (the ring's indexes
+ * wrap at 2^32), between RDS_IB_SEND_RING_MIN and RDS_IB_SEND_RING_MAX.
+ * RDS_IB_SEND_RING also bounds the credits granted to a peer.
+ */
+#define RDS_IB_SEND_RING	128
+#define RDS_IB_SEND_RING_MIN	16
+#define RDS_IB_SEND_RING_MAX	1024
 #define RDS_IB_SEND_SGE		(2 * RDS_IB_PACK_MAX)
 /* Send queue entries beyond the ring, for RDMA, atomic, REG_MR and
  * LOCAL_INV work requests (each signalled, each counted in i_extra).
@@ -240,7 +247,12 @@ struct rds_ib_conn {
 						 */
 	struct ib_qp		*i_qp;
 	struct ib_cq		*i_send_cq;
-	struct rds_ib_send_slot	*i_ring;	/* RDS_IB_SEND_RING + 1 slots */
+	struct rds_ib_send_slot	*i_ring;	/* i_send_nr + 1 slots */
+	/* data slots of i_ring and how many data frames may go unsignalled
+	 * in a row, fixed while i_ring exists (set before it is allocated)
+	 */
+	u32			i_send_nr;
+	u32			i_signal_every;
 	struct rds_header	*i_hdrs;	/* one per slot, DMA mapped */
 	u64			i_hdrs_dma;
 	struct rds_ib_attempt	*i_cur;		/* current attempt, or NULL */
@@ -338,6 +350,9 @@ extern struct rds_transport rds_ib_transport;
 extern unsigned int rds_ib_credits;
 extern unsigned int rds_ib_idle_secs;
 extern unsigned int rds_ib_heartbeat_ms;
+extern unsigned int rds_ib_max_send_wr;
+extern unsigned int rds_ib_max_unsignaled_wr;
+void rds_ib_flow_control_check(void);
 
 /* mr.c */
 extern unsigned int rds_ib_mr_max;
@@ -420,6 +435,7 @@ void rds_ib_xmit_done(struct rds_connection *conn);
 void rds_ib_send_ctrl(struct rds_ib_conn *ic);
 void rds_ib_send_work(struct work_struct *work);
 void rds_ib_ack_timer(struct timer_list *t);
+void rds_ib_send_sizes(struct rds_ib_conn *ic, int max_qp_wr);
 int rds_ib_ring_alloc(struct rds_ib_conn *ic);
 void rds_ib_ring_free(struct rds_ib_conn *ic);
 void rds_ib_send_reset(struct rds_ib_conn *ic);

@@ -226,9 +226,9 @@ TEST_F_TIMEOUT(ib, info, 290)
 	n = len / REC;
 	note("host %d: %u IB connection records", host, n);
 
-	credits = param("ib_credits");
-	mr_max = param("ib_mr_max");
-	no_srq = param("ib_no_srq");
+	credits = rds_param("ib_credits");
+	mr_max = rds_param("ib_mr_max");
+	no_srq = rds_param("ib_no_srq");
 	short0 = rds_info_counter(self->fd[0], "ib_grants_short");
 	shrunk = rds_info_counter(self->fd[0], "ib_grants_shrunk");
 	ASSERT_LE(0, credits);

@@ -200,10 +200,10 @@ TEST_F_TIMEOUT(ib, procfs, 290)
 	EXPECT_LE(sq0 + NMSG, stat_now("send_queued"));
 
 	/* devices: the receive buffers all posted again once it is quiet */
-	pages = param("ib_rx_pages");
-	srq_size = param("ib_srq_size");
-	mr_max = param("ib_mr_max");
-	no_srq = param("ib_no_srq");
+	pages = rds_param("ib_rx_pages");
+	srq_size = rds_param("ib_srq_size");
+	mr_max = rds_param("ib_mr_max");
+	no_srq = rds_param("ib_no_srq");
 	ASSERT_LE(0, pages);
 	ASSERT_LE(0, srq_size);
 	ASSERT_LE(0, mr_max);

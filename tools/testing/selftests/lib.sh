@@ -224,6 +224,35 @@ ib_counter_above() {
 	[ "$(ib_counter "$1")" -gt "$2" ]
 }
 
+# rds_counter NAME: one counter of RDS_INFO_COUNTERS (rds-info -c), core
+# (conn_reset, ...) or IB (ib_tx_frames, ...); nothing when absent.
+# getsockopt through ctypes: Python's own takes at most 1024 bytes.
+rds_counter() {
+	python3 -c '
+import ctypes, os, socket, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+s = socket.socket(21, socket.SOCK_SEQPACKET, 0)   # AF_RDS
+buf = ctypes.create_string_buffer(1 << 16)
+n = ctypes.c_uint32(len(buf))
+# SOL_RDS, RDS_INFO_COUNTERS
+if libc.getsockopt(s.fileno(), 276, 10000, buf, ctypes.byref(n)) < 0:
+    sys.exit("RDS_INFO_COUNTERS: " + os.strerror(ctypes.get_errno()))
+b = buf.raw[:n.value]
+for i in range(0, len(b) - 39, 40):     # struct rds_info_counter
+    name, v = struct.unpack_from("=32sQ", b, i)
+    if name.rstrip(b"\0").decode() == sys.argv[1]:
+        print(v)
+' "$1"
+}
+
+# rds_counter_above NAME N: the RDS_INFO_COUNTERS counter NAME is above N
+# (for wait_for).
+rds_counter_above() {
+	local v
+	v=$(rds_counter "$1")
+	[ -n "$v" ] && [ "$v" -gt "$2" ]
+}
+
 # rds_loaded: our module is loaded.
 rds_loaded() {
 	[ -d /sys/module/rds ]

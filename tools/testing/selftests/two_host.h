@@ -326,7 +326,7 @@ static inline long long counter(const char *line, const char *key)
 }
 
 /* A module parameter as a number; -1 (noted) when it cannot be read. */
-static inline long long param(const char *name)
+static inline long long rds_param(const char *name)
 {
 	char path[256], buf[64] = "";
 	FILE *f;
