@@ -61,7 +61,8 @@ static void rds_ib_proc_dev(struct rds_ib_device *rdev, void *arg)
 	d->grants = 0;
 	rds_conn_for_each(&init_net, rds_ib_proc_dev_conn, d);
 
-	seq_printf(m, "%s %s ", dev_name(&rdev->rd_dev->dev),
+	/* The name array, not dev_name(): a rename frees the old string. */
+	seq_printf(m, "%.*s %s ", IB_DEVICE_NAME_MAX, rdev->rd_dev->name,
 		   rdev->rd_rx_ops->name);
 	if (rdev->rd_rx_ops == &rds_ib_srq_ops)
 		seq_printf(m, "%u %d %d ", rdev->rd_rx_nr,
