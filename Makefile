@@ -5,8 +5,10 @@
 #   make                 build rds.ko against the newest installed kernel
 #   make KVER=6.1.0-57-amd64   ... or a given one (KDIR= overrides the tree)
 #   make install         rds.ko into /lib/modules/KVER/updates, the modprobe
-#                        configuration, depmod (DESTDIR= or INSTALL_MOD_PATH=
-#                        installs under another root); make uninstall
+#                        configuration, the manuals rds-ib.7 and rds-stress.1
+#                        (PREFIX=/usr/local: PREFIX/share/man), depmod
+#                        (DESTDIR= or INSTALL_MOD_PATH= installs under another
+#                        root); make uninstall
 #   make dkms-install    DKMS builds it for every kernel (make dkms-uninstall)
 #   make sparse          build with sparse (C=2), any report fails
 #   make checkpatch      the kernel's checkpatch.pl over the sources
@@ -68,8 +70,9 @@ modules:
 # "make install" after "make" (same KVER): packaging/install.sh says what
 # each does.  MODDIR=DIR installs the rds.ko built in DIR (the guest test
 # installs the harness's build).
+PREFIX ?= /usr/local
 INSTALL_ENV = DESTDIR="$(DESTDIR)" INSTALL_MOD_PATH="$(INSTALL_MOD_PATH)" \
-	MODDIR="$(MODDIR)"
+	MODDIR="$(MODDIR)" PREFIX="$(PREFIX)"
 
 install:
 	@$(KDIR_SH); $(INSTALL_ENV) $(TOP)/packaging/install.sh install "$$k" "$$kdir"

@@ -90,6 +90,7 @@ struct rds_connection *rds_conn_find_or_alloc(struct net *net,
 	conn->c_tos = tos;
 	conn->c_trans = trans;
 	atomic_set(&conn->c_state, RDS_CONN_DOWN);
+	conn->c_state_since = jiffies;
 	spin_lock_init(&conn->c_lock);
 	INIT_LIST_HEAD(&conn->c_send_queue);
 	INIT_LIST_HEAD(&conn->c_retrans);
@@ -160,16 +161,22 @@ struct rds_connection *rds_conn_create(struct net *net,
 	return conn;
 }
 
-/* Set conn's state (RDS_CONN_*) for a reason (a string that outlives
- * the call: it is copied only into the trace ring).
+/* Every change of c_state goes through these two: they stamp the time
+ * of the change (c_state_since, for /proc) and trace it with its reason
+ * (a string that outlives the call: it is copied only into the trace
+ * ring).
+ *
+ * Set conn's state (RDS_CONN_*).
  */
 void rds_conn_set_state(struct rds_connection *conn, int state,
 			const char *why)
 {
 	int old = atomic_xchg(&conn->c_state, state);
 
-	if (old != state)
+	if (old != state) {
+		WRITE_ONCE(conn->c_state_since, jiffies);
 		trace_rds_conn_state(conn, old, state, why);
+	}
 }
 
 /* Move conn from state old to new if it is in old: true if it was. */
@@ -178,6 +185,7 @@ bool rds_conn_transition(struct rds_connection *conn, int old, int new,
 {
 	if (atomic_cmpxchg(&conn->c_state, old, new) != old)
 		return false;
+	WRITE_ONCE(conn->c_state_since, jiffies);
 	trace_rds_conn_state(conn, old, new, why);
 	return true;
 }

@@ -13,6 +13,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
+#include <linux/sched/clock.h>
 #include <net/addrconf.h>
 #include <net/route.h>
 
@@ -136,6 +137,8 @@ static int rds_loop_xmit(struct rds_connection *conn, struct rds_message *rm)
 		return -ENOTCONN;
 
 	rds_inc_init(&rm->m_inc, peer, &conn->c_laddr);
+	/* The handoff is where the receiving side first sees the header. */
+	rm->m_inc.i_rx_lat_trace[RDS_MSG_RX_HDR] = local_clock();
 	/* The incoming's reference on rm; dropped in rds_loop_inc_free. */
 	rds_message_get(rm);
 	rds_recv_incoming(peer, &conn->c_laddr, &conn->c_faddr, &rm->m_inc);

@@ -43,6 +43,9 @@ static int __init rds_module_init(void)
 	ret = rds_ib_init();
 	if (ret)
 		goto err_ib;
+	ret = rds_proc_init();
+	if (ret)
+		goto err_proc;
 	ret = rds_af_init();
 	if (ret)
 		goto err_af;
@@ -52,6 +55,8 @@ static int __init rds_module_init(void)
 	return 0;
 
 err_af:
+	rds_proc_exit();
+err_proc:
 	rds_ib_exit();
 err_ib:
 	rds_loop_exit();
@@ -75,6 +80,7 @@ err_stats:
 static void __exit rds_module_exit(void)
 {
 	rds_af_exit();
+	rds_proc_exit();
 	rds_ib_exit();
 	rds_loop_exit();
 	rds_conn_exit();

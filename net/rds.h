@@ -19,6 +19,10 @@
  * RDS_INFO_* handlers run under rds_info_sem (read): RDS_INFO_COUNTERS
  * takes rds_trans_sem (read) inside it; RDS_INFO_IB_CONNECTIONS takes
  * ic->i_lock under rcu_read_lock() (the connection walk).
+ * /proc/net/rds (proc.c): connections takes conn->c_lock, then (not
+ * nested) ic->i_lock, under rcu_read_lock(); devices holds rds_trans_sem
+ * (read) and, under rcu_read_lock(), takes each ic->i_lock; stats takes
+ * rds_trans_sem (read).
  */
 #ifndef _RDS_RDS_H
 #define _RDS_RDS_H
@@ -49,6 +53,7 @@ struct rds_connection;
 struct rds_message;
 struct rds_incoming;
 struct rds_info_buf;
+struct seq_file;
 
 /* Per-incoming receive-path timestamps, indexed by RDS_MSG_RX_* below. */
 enum {
@@ -163,11 +168,18 @@ struct rds_connection {
 	int			c_cong_gen;	/* lcong generation last filled
 						 * into a map (rds_cong_map_fill)
 						 */
-	atomic_t		c_state;
+	atomic_t		c_state;	/* rds_conn_set_state() */
+	unsigned long		c_state_since;	/* jiffies of the last change
+						 * of c_state (WRITE_ONCE)
+						 */
+	/* why the transport last ended the connection or an attempt at
+	 * it: a static string, NULL if never (WRITE_ONCE)
+	 */
+	const char		*c_reset_reason;
 	unsigned long		c_flags;	/* RDS_CONN_* bits, atomic */
 
-	/* protects c_send_queue, c_retrans, c_next_tx_seq, c_next_rx_seq
-	 * and the unacked counters below
+	/* protects c_send_queue, c_retrans, c_next_tx_seq, c_next_rx_seq,
+	 * c_retransmits and the unacked counters below
 	 */
 	spinlock_t		c_lock;
 	struct list_head	c_send_queue;	/* queued, not yet transmitted */
@@ -179,7 +191,18 @@ struct rds_connection {
 						 */
 	unsigned int		c_unacked_packets;
 	unsigned int		c_unacked_bytes;
+	u64			c_retransmits;	/* messages requeued after a
+						 * loss (rds_send_requeue())
+						 */
 	struct rcu_head		c_rcu;
+};
+
+/* A transport's columns of a /proc/net/rds/connections line (proc.c). */
+struct rds_conn_proc {
+	bool	p_credits;	/* p_cr_avail and p_cr_granted are set */
+	u32	p_cr_avail;	/* data sends the peer's grants allow now */
+	u32	p_cr_granted;	/* what the peer granted at the handshake */
+	u32	p_gen;		/* the peer's handshake generation, 0: none */
 };
 
 /* A transport: chosen at bind time (by address, or pinned with
@@ -241,6 +264,15 @@ struct rds_transport {
 	 * at every call; process context, rds_trans_sem held for reading
 	 */
 	unsigned int (*stats_info)(struct rds_info_buf *out);
+	/* optional: fill p for conn's /proc/net/rds/connections line; under
+	 * rcu_read_lock() (the connection walk): must not sleep
+	 */
+	void (*conn_proc)(struct rds_connection *conn,
+			  struct rds_conn_proc *p);
+	/* optional: print its header and its lines of /proc/net/rds/devices
+	 * as net sees them; process context, rds_trans_sem held for reading
+	 */
+	void (*devices_proc)(struct seq_file *m, struct net *net);
 	/* sends the maps of local addresses to its peers */
 	bool			t_cong_maps;
 };
@@ -327,6 +359,13 @@ static inline struct net *rds_conn_net(const struct rds_connection *conn)
 	return read_pnet(&conn->c_net);
 }
 
+/* why: a string that lives as long as the module (a literal) */
+static inline void rds_conn_set_reset_reason(struct rds_connection *conn,
+					     const char *why)
+{
+	WRITE_ONCE(conn->c_reset_reason, why);
+}
+
 /* af_rds.c */
 extern spinlock_t rds_sock_lock;
 extern struct list_head rds_sock_list;
@@ -348,6 +387,7 @@ void rds_trans_register(struct rds_transport *trans);
 void rds_trans_unregister(struct rds_transport *trans);
 struct rds_transport *rds_trans_get(unsigned int t_type);
 unsigned int rds_trans_stats_info(struct rds_info_buf *out);
+void rds_trans_devices_proc(struct seq_file *m, struct net *net);
 struct rds_transport *rds_trans_for_bind(struct net *net,
 					 struct rds_transport *pinned,
 					 const struct in6_addr *addr,
@@ -517,8 +557,13 @@ DECLARE_PER_CPU_SHARED_ALIGNED(struct rds_statistics, rds_stats);
 #define rds_stats_add(member, n) this_cpu_add(rds_stats.member, n)
 void rds_stats_info_one(struct rds_info_buf *out, const char *name,
 			u64 value);
+unsigned int rds_stats_snapshot(struct rds_info_buf *out);
 int rds_stats_init(void);
 void rds_stats_exit(void);
+
+/* proc.c */
+int rds_proc_init(void);
+void rds_proc_exit(void);
 
 /* sysctl.c */
 extern unsigned int rds_sysctl_max_unacked_packets;

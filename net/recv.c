@@ -112,8 +112,14 @@ void rds_recv_incoming(struct rds_connection *conn,
 
 	inc->i_conn = conn;
 	rds_neg_pageleak();
-	inc->i_rx_lat_trace[RDS_MSG_RX_HDR] = local_clock();
+	/* The message starts being delivered.  The transport stamped when
+	 * it first looked at its header (RDS_MSG_RX_HDR); one that did not
+	 * gets this moment for both.
+	 */
 	inc->i_rx_lat_trace[RDS_MSG_RX_START] = local_clock();
+	if (!inc->i_rx_lat_trace[RDS_MSG_RX_HDR])
+		inc->i_rx_lat_trace[RDS_MSG_RX_HDR] =
+			inc->i_rx_lat_trace[RDS_MSG_RX_START];
 
 	/* A retransmission of something already delivered. */
 	spin_lock_bh(&conn->c_lock);

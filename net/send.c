@@ -99,6 +99,7 @@ void rds_send_requeue(struct rds_connection *conn)
 		set_bit(RDS_MSG_RETRANSMITTED, &rm->m_flags);
 		trace_rds_retransmit(conn,
 				     be64_to_cpu(rm->m_inc.i_hdr.h_sequence));
+		conn->c_retransmits++;
 	}
 	list_splice_init(&conn->c_retrans, &conn->c_send_queue);
 	list_for_each_entry(rm, &conn->c_send_queue, m_conn_item)

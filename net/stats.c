@@ -70,9 +70,11 @@ void rds_stats_info_one(struct rds_info_buf *out, const char *name, u64 value)
 	rds_info_copy(out, &ctr, sizeof(ctr));
 }
 
-/* The core's counters, then each transport's (rds_trans_stats_info()). */
-static void rds_stats_info(struct socket *sock, struct rds_info_buf *out,
-			   struct rds_info_lengths *lens)
+/* Every counter, the core's then each transport's (rds_trans_stats_info()),
+ * as RDS_INFO_COUNTERS records appended to out (those that fit); how many
+ * there are.  RDS_INFO_COUNTERS and /proc/net/rds/stats (proc.c).
+ */
+unsigned int rds_stats_snapshot(struct rds_info_buf *out)
 {
 	unsigned int i;
 	int cpu;
@@ -87,7 +89,13 @@ static void rds_stats_info(struct socket *sock, struct rds_info_buf *out,
 		}
 		rds_stats_info_one(out, rds_stat_names[i], sum);
 	}
-	lens->nr = RDS_STAT_COUNT + rds_trans_stats_info(out);
+	return RDS_STAT_COUNT + rds_trans_stats_info(out);
+}
+
+static void rds_stats_info(struct socket *sock, struct rds_info_buf *out,
+			   struct rds_info_lengths *lens)
+{
+	lens->nr = rds_stats_snapshot(out);
 	lens->each = sizeof(struct rds_info_counter);
 }
 

@@ -66,6 +66,18 @@ unsigned int rds_trans_stats_info(struct rds_info_buf *out)
 	return n;
 }
 
+/* Every transport's part of /proc/net/rds/devices, in registration order. */
+void rds_trans_devices_proc(struct seq_file *m, struct net *net)
+{
+	struct rds_transport *trans;
+
+	down_read(&rds_trans_sem);
+	list_for_each_entry(trans, &rds_transports, t_item)
+		if (trans->devices_proc)
+			trans->devices_proc(m, net);
+	up_read(&rds_trans_sem);
+}
+
 /* Why no transport took addr (err: the most telling laddr_check answer). */
 static const char *rds_trans_why_not(struct net *net,
 				     const struct in6_addr *addr,

@@ -10,16 +10,19 @@
 #                  modules_install (compressed and signed as the kernel's
 #                  own modules where its build tree KDIR says so), the
 #                  modprobe configuration (rds-ib.conf) into
-#                  /etc/modprobe.d/, then depmod
-#   uninstall      both out again for KVER (the configuration stays while
-#                  another kernel still has our module), then depmod
+#                  /etc/modprobe.d/, the manuals rds-ib.7 and rds-stress.1
+#                  into PREFIX/share/man/, then depmod
+#   uninstall      all out again for KVER (the configuration and the
+#                  manuals stay while another kernel still has our module),
+#                  then depmod
 #   dkms-install   the sources into /usr/src/rds-ib-VERSION, added to DKMS
 #                  and installed for every kernel with headers (KVER and
 #                  KDIR are not used; what DKMS held of rds-ib is removed
-#                  first: an upgrade, a reinstall), and the modprobe
-#                  configuration
+#                  first: an upgrade, a reinstall), the modprobe
+#                  configuration and the manuals
 #   dkms-uninstall the DKMS module (every version) removed from every
-#                  kernel, its sources and the modprobe configuration
+#                  kernel, its sources, the modprobe configuration and the
+#                  manuals
 #
 # Environment: DESTDIR (or INSTALL_MOD_PATH) installs under that root
 # instead of /; depmod runs there only when it holds an index of the
@@ -27,6 +30,8 @@
 # none, and its package runs depmod when installed).  MODDIR: where rds.ko
 # was built (default: the top of the tree; the guest test
 # tools/testing/selftests/install.sh installs the harness's build).
+# PREFIX: where the manuals go, under DESTDIR (default /usr/local:
+# PREFIX/share/man/man7/rds-ib.7, man1/rds-stress.1).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 action=$1 kver=${2:-} kdir=${3:-}
@@ -35,6 +40,10 @@ moddir=${MODDIR:-$top}
 case $moddir in /*) ;; *) moddir=$top/$moddir ;; esac
 modules=$root/lib/modules/$kver
 conf=$root/etc/modprobe.d/rds-ib.conf
+prefix=${PREFIX:-/usr/local}
+mandir=$root$prefix/share/man
+# The manuals: source in the tree, section.
+mans=("Documentation/man/rds-ib.7 7" "tools/rds-stress/rds-stress.1 1")
 name=rds-ib
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$top/dkms.conf")
 
@@ -57,19 +66,44 @@ install_conf() {
 	echo "  INSTALL $conf"
 }
 
-# remove_conf: the modprobe configuration goes once no kernel under the
-# root has our module (ours from make install or from DKMS).
+install_man() {
+	local m src sec
+	for m in "${mans[@]}"; do
+		read -r src sec <<< "$m"
+		install -D -m 644 "$top/$src" "$mandir/man$sec/${src##*/}"
+		echo "  INSTALL $mandir/man$sec/${src##*/}"
+	done
+}
+
+remove_man() {
+	local m src sec f
+	for m in "${mans[@]}"; do
+		read -r src sec <<< "$m"
+		f=$mandir/man$sec/${src##*/}
+		if [ -e "$f" ]; then
+			rm -f "$f"
+			echo "  REMOVE  $f"
+		fi
+	done
+}
+
+# remove_conf: the modprobe configuration and the manuals go once no
+# kernel under the root has our module (ours from make install or from
+# DKMS).
 remove_conf() {
 	local left
 	left=$(ls "$root"/lib/modules/*/updates/rds.ko* \
 		"$root"/lib/modules/*/updates/dkms/rds.ko* 2>/dev/null || true)
 	if [ -n "$left" ]; then
-		echo "rds: $conf stays for the kernels that still have rds-ib:" \
+		echo "rds: $conf and the manuals stay for the kernels that still have rds-ib:" \
 			"${left//$'\n'/ }"
-	elif [ -e "$conf" ]; then
+		return
+	fi
+	if [ -e "$conf" ]; then
 		rm -f "$conf"
 		echo "  REMOVE  $conf"
 	fi
+	remove_man
 }
 
 # dkms_remove: every version of rds-ib that DKMS holds out of it, from
@@ -113,6 +147,7 @@ install)
 		die "modules_install installed nothing from $moddir (its modules.order names another directory?)"
 	echo "  INSTALL $ko"
 	install_conf
+	install_man
 	run_depmod
 	;;
 uninstall)
@@ -145,7 +180,10 @@ dkms-install)
 	done
 	[ ${#kernels[@]} -gt 0 ] || [ ${#failed[@]} -gt 0 ] ||
 		die "no kernel has headers (/lib/modules/*/build)"
-	[ ${#kernels[@]} = 0 ] || install_conf
+	if [ ${#kernels[@]} -gt 0 ]; then
+		install_conf
+		install_man
+	fi
 	echo "rds: DKMS installed $name $version for: ${kernels[*]:-no kernel}"
 	[ ${#failed[@]} = 0 ] || die "DKMS failed for: ${failed[*]}"
 	;;

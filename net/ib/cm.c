@@ -32,6 +32,7 @@
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/random.h>
+#include <linux/ratelimit.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <rdma/ib_cm.h>
@@ -40,6 +41,7 @@
 #include "../neg.h"
 #include "ib.h"
 #include "../trace/rds.h"
+#include "mlhs.h"
 
 #define RDS_IB_PORT		18634
 #define RDS_IB_BACKLOG		128
@@ -88,6 +90,7 @@ static const char *const rds_ib_hs_keys[RDS_IB_HS_R_MAX] = {
 	[RDS_IB_HS_R_CREDITS]	= "credits",
 	[RDS_IB_HS_R_TOS]	= "tos",
 	[RDS_IB_HS_R_BUSY]	= "busy",
+	[RDS_IB_HS_R_MAINLINE]	= "mainline",
 };
 
 static int rds_ib_hs_stats_get(char *buf, const struct kernel_param *kp)
@@ -171,7 +174,7 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 	if (ic->i_peer_gen && hs->hello.gen != ic->i_peer_gen)
 		pr_info("%pI6c restarted (generation %08x, was %08x)\n",
 			&conn->c_faddr, hs->hello.gen, ic->i_peer_gen);
-	ic->i_peer_gen = hs->hello.gen;
+	WRITE_ONCE(ic->i_peer_gen, hs->hello.gen);
 	/* Frames may have arrived (and granted) before this: add to them. */
 	spin_lock_bh(&ic->i_lock);
 	ic->i_peer_grant = hs->credits;
@@ -248,6 +251,7 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 	if (!rdev)
 		return -ENODEV;
 	ic->i_rdev = rdev;
+	rds_ib_send_sizes(ic, rdev->rd_dev->attrs.max_qp_wr);
 
 	ret = rdev->rd_rx_ops->conn_prepare(ic, &attr);
 	if (ret)
@@ -267,7 +271,7 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 
 	ic->i_send_cq = rds_fault() ? ERR_PTR(-ENOMEM) :
 			ib_alloc_cq_any(rdev->rd_dev, ic,
-					RDS_IB_SEND_RING + 2 + RDS_IB_EXTRA_WRS,
+					ic->i_send_nr + 2 + RDS_IB_EXTRA_WRS,
 					IB_POLL_SOFTIRQ);
 	if (IS_ERR(ic->i_send_cq)) {
 		ret = PTR_ERR(ic->i_send_cq);
@@ -284,7 +288,7 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 	attr.send_cq = ic->i_send_cq;
 	attr.qp_type = IB_QPT_RC;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
-	attr.cap.max_send_wr = RDS_IB_SEND_RING + 1 + RDS_IB_EXTRA_WRS;
+	attr.cap.max_send_wr = ic->i_send_nr + 1 + RDS_IB_EXTRA_WRS;
 	/* Two SGEs per message of a packed frame, if the device has them. */
 	ic->i_send_sge = clamp_t(int, rdev->rd_dev->attrs.max_send_sge, 2,
 				 RDS_IB_SEND_SGE);
@@ -365,7 +369,11 @@ static void rds_ib_attempt_end(struct rds_ib_conn *ic, struct rds_ib_attempt *a,
 		ic->i_cur = NULL;
 	queue_work(rds_ib_wq, &ic->i_reap_work);
 
+	/* A connection that was up is reset (not an attempt that failed). */
+	if (atomic_read(&conn->c_state) == RDS_CONN_UP)
+		rds_stats_inc(s_conn_reset);
 	rds_send_requeue(conn);
+	rds_conn_set_reset_reason(conn, why);
 	rds_conn_set_state(conn, RDS_CONN_DOWN, why);
 	/* The queue pair is gone: no error of it comes any more. */
 	WRITE_ONCE(ic->i_down_why, NULL);
@@ -597,6 +605,55 @@ static void rds_ib_cm_refuse(struct rdma_cm_id *cm_id,
 	rdma_reject(cm_id, buf, sizeof(buf), IB_CM_REJ_CONSUMER_DEFINED);
 }
 
+static bool rds_ib_addr_v4(const struct sockaddr *sa, struct in6_addr *a)
+{
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
+
+	if (sa->sa_family != AF_INET)
+		return false;
+	ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, a);
+	return true;
+}
+
+/* A request from the kernel's own RDS (mlhs.h), which we do not speak yet:
+ * refuse it the way that RDS refuses an incompatible version (the int
+ * RDS_RDMA_REJ_INCOMPAT in the host's byte order), so that it drops the
+ * attempt and backs off instead of waiting forever, and say so.  True if
+ * the request was one (and is refused).
+ */
+static DEFINE_RATELIMIT_STATE(rds_ib_mainline_rs, 60 * HZ, 1);
+
+static bool rds_ib_cm_refuse_mainline(struct rdma_cm_id *cm_id,
+				      const struct rdma_cm_event *event)
+{
+	struct in6_addr laddr, faddr;
+	struct rds_ib_pd_class c;
+	int rej = RDS_IB_MLHS_REJ_INCOMPAT;
+
+	if (!rds_ib_addr_v4((struct sockaddr *)&cm_id->route.addr.src_addr,
+			    &laddr) ||
+	    !rds_ib_addr_v4((struct sockaddr *)&cm_id->route.addr.dst_addr,
+			    &faddr))
+		return false;
+	if (rds_ib_pd_classify(event->param.conn.private_data,
+			       event->param.conn.private_data_len, false,
+			       laddr.s6_addr, faddr.s6_addr, &c) !=
+	    RDS_IB_PD_MAINLINE)
+		return false;
+	atomic64_inc(&rds_ib_hs_count[RDS_IB_HS_R_MAINLINE]);
+	trace_rds_ib_hs_refuse(&faddr,
+			       rds_ib_hs_reason_name(RDS_IB_HS_R_MAINLINE));
+	/* It retries about once a second for as long as it has messages
+	 * for us: one line a minute, the counter counts every one.
+	 */
+	if (__ratelimit(&rds_ib_mainline_rs))
+		pr_info("peer %pISc runs the kernel's RDS protocol %u.%u; not supported yet\n",
+			&cm_id->route.addr.dst_addr, c.proto >> 8,
+			c.proto & 0xff);
+	rdma_reject(cm_id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+	return true;
+}
+
 /* A connection request on the listener (cm_id is the new child id).
  * Non-zero: rdma_cm destroys cm_id.
  */
@@ -746,6 +803,20 @@ static void rds_ib_cm_refused(struct rds_ib_conn *ic,
 					    rds_ib_hs_reason_name(hs.reason));
 		return;
 	}
+	/* The kernel's RDS refuses our request as an incompatible version
+	 * (mlhs.h): the int 1 in its byte order, then zeros.
+	 */
+	if (event->status == IB_CM_REJ_CONSUMER_DEFINED &&
+	    event->param.conn.private_data_len >= sizeof(int)) {
+		int rej;
+
+		memcpy(&rej, event->param.conn.private_data, sizeof(rej));
+		if (rej == RDS_IB_MLHS_REJ_INCOMPAT) {
+			pr_info_ratelimited("%pI6c refused our connection as the kernel's RDS refuses an incompatible version; not supported yet\n",
+					    &ic->i_conn->c_faddr);
+			return;
+		}
+	}
 	pr_info_ratelimited("%pI6c refused our connection (status %d, %u bytes of private data)\n",
 			    &ic->i_conn->c_faddr, event->status,
 			    event->param.conn.private_data_len);
@@ -766,6 +837,8 @@ static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
 		enum rds_ib_hs_reason reason;
 
+		if (rds_ib_cm_refuse_mainline(cm_id, event))
+			return -ECONNREFUSED;
 		reason = rds_ib_hs_decode(event->param.conn.private_data,
 					  event->param.conn.private_data_len,
 					  &hs);
@@ -788,10 +861,12 @@ static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		ret = rdma_resolve_route(cm_id, RDS_IB_RESOLVE_MS);
 		end = ret;
+		why = "cannot resolve the route";
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
 		ret = rds_ib_cm_connect(ic, cm_id);
 		end = ret;
+		why = "cannot send the request";
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		if (ic->i_active) {
@@ -1041,6 +1116,7 @@ void rds_ib_conn_error_after(struct rds_ib_conn *ic, const char *why,
 	WRITE_ONCE(ic->i_rx_stopped, true);
 	cmpxchg(&ic->i_down_why, NULL, why);	/* the first error's */
 	WRITE_ONCE(ic->i_err_qp, READ_ONCE(ic->i_qp));
+	rds_conn_set_reset_reason(ic->i_conn, why);
 	pr_info_ratelimited("%pI6c: resetting the connection: %s\n",
 			    &ic->i_conn->c_faddr, why);
 	mod_delayed_work(rds_ib_wq, &ic->i_down_work, delay);
@@ -1131,7 +1207,10 @@ int rds_ib_cm_init(void)
 	struct rdma_cm_id *id;
 	int ret;
 
-	rds_ib_gen = get_random_u32() ?: 1;
+	/* Non-zero, and one the kernel's RDS refuses (mlhs.h). */
+	do {
+		rds_ib_gen = get_random_u32();
+	} while (!rds_ib_mlhs_gen_refused(rds_ib_gen));
 	id = rdma_create_id(&init_net, rds_ib_cm_handler, NULL, RDMA_PS_TCP,
 			    IB_QPT_RC);
 	if (IS_ERR(id))

@@ -77,6 +77,17 @@ unsigned int rds_ib_device_count(void)
 	return n;
 }
 
+/* Call visit on every device RDS uses, under RCU: visit must not sleep. */
+void rds_ib_device_for_each(rds_ib_device_visit_t visit, void *arg)
+{
+	struct rds_ib_device *rdev;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(rdev, &rds_ib_devices, rd_item)
+		visit(rdev, arg);
+	rcu_read_unlock();
+}
+
 /* RDS runs over InfiniBand and RoCE (IB transport), not iWARP. */
 static bool rds_ib_device_usable(struct ib_device *dev)
 {

@@ -22,6 +22,7 @@ static const char *const rds_ib_hs_reasons[RDS_IB_HS_R_MAX] = {
 	[RDS_IB_HS_R_CREDITS]	= "credits",
 	[RDS_IB_HS_R_TOS]	= "tos",
 	[RDS_IB_HS_R_BUSY]	= "busy",
+	[RDS_IB_HS_R_MAINLINE]	= "the kernel's RDS",
 };
 
 const char *rds_ib_hs_reason_name(enum rds_ib_hs_reason reason)

@@ -84,6 +84,9 @@ enum rds_ib_hs_reason {
 	RDS_IB_HS_R_CREDITS,		/* absurd credit count */
 	RDS_IB_HS_R_TOS,		/* TOS differs from the request */
 	RDS_IB_HS_R_BUSY,		/* refused for now: retry later */
+	RDS_IB_HS_R_MAINLINE,		/* the kernel's RDS (mlhs.h): never
+					 * sent to a peer of ours
+					 */
 	RDS_IB_HS_R_MAX,
 };
 

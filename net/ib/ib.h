@@ -136,7 +136,14 @@ extern unsigned int rds_ib_srq_size;
 #define RDS_IB_RX_SHIFT		13
 #define RDS_IB_RX_BYTES		((u32)BIT(RDS_IB_RX_SHIFT))
 #define RDS_IB_RX_ORDER		get_order(RDS_IB_RX_BYTES)
-#define RDS_IB_SEND_RING	128	/* data send slots per connection */
+/* Data send slots of a connection: net.rds.ib.max_send_wr (default
+ * RDS_IB_SEND_RING) rounded down to a power of two (the ring's indexes
+ * wrap at 2^32), between RDS_IB_SEND_RING_MIN and RDS_IB_SEND_RING_MAX.
+ * RDS_IB_SEND_RING also bounds the credits granted to a peer.
+ */
+#define RDS_IB_SEND_RING	128
+#define RDS_IB_SEND_RING_MIN	16
+#define RDS_IB_SEND_RING_MAX	1024
 #define RDS_IB_SEND_SGE		(2 * RDS_IB_PACK_MAX)
 /* Send queue entries beyond the ring, for RDMA, atomic, REG_MR and
  * LOCAL_INV work requests (each signalled, each counted in i_extra).
@@ -234,10 +241,18 @@ struct rds_ib_conn {
 	struct list_head	i_dead_ids;	/* all attempts (ids); reaped when dead */
 	bool			i_active;	/* we sent the REQ */
 	bool			i_dying;	/* conn_free: no more works */
-	struct rds_ib_device	*i_rdev;	/* reference while a QP exists */
+	struct rds_ib_device	*i_rdev;	/* reference while a QP exists;
+						 * stays while i_up (read under
+						 * i_lock by /proc)
+						 */
 	struct ib_qp		*i_qp;
 	struct ib_cq		*i_send_cq;
-	struct rds_ib_send_slot	*i_ring;	/* RDS_IB_SEND_RING + 1 slots */
+	struct rds_ib_send_slot	*i_ring;	/* i_send_nr + 1 slots */
+	/* data slots of i_ring and how many data frames may go unsignalled
+	 * in a row, fixed while i_ring exists (set before it is allocated)
+	 */
+	u32			i_send_nr;
+	u32			i_signal_every;
 	struct rds_header	*i_hdrs;	/* one per slot, DMA mapped */
 	u64			i_hdrs_dma;
 	struct rds_ib_attempt	*i_cur;		/* current attempt, or NULL */
@@ -248,7 +263,9 @@ struct rds_ib_conn {
 	 * NULL) before the work is queued, cleared by the attempt's end.
 	 */
 	const char		*i_down_why;
-	u32			i_peer_gen;	/* the peer's generation, 0: none */
+	u32			i_peer_gen;	/* the peer's generation, 0: none
+						 * (WRITE_ONCE: /proc reads it)
+						 */
 	bool			i_port_was_down; /* seen down since last up */
 	unsigned long		i_port_up_at;	/* jiffies it was seen up again */
 	unsigned int		i_backoff_ms;	/* next reconnect delay */
@@ -339,6 +356,9 @@ extern struct rds_transport rds_ib_transport;
 extern unsigned int rds_ib_credits;
 extern unsigned int rds_ib_idle_secs;
 extern unsigned int rds_ib_heartbeat_ms;
+extern unsigned int rds_ib_max_send_wr;
+extern unsigned int rds_ib_max_unsignaled_wr;
+void rds_ib_flow_control_check(void);
 
 /* mr.c */
 extern unsigned int rds_ib_mr_max;
@@ -356,6 +376,8 @@ int rds_ib_atomic_check(struct rds_sock *rs, enum ib_wr_opcode op);
 struct rds_ib_device *rds_ib_device_get(struct ib_device *dev);
 void rds_ib_device_put(struct rds_ib_device *rdev);
 unsigned int rds_ib_device_count(void);
+typedef void (*rds_ib_device_visit_t)(struct rds_ib_device *rdev, void *arg);
+void rds_ib_device_for_each(rds_ib_device_visit_t visit, void *arg);
 int rds_ib_device_init(void);
 void rds_ib_device_exit(void);
 
@@ -367,6 +389,10 @@ unsigned int rds_ib_counts_info(struct rds_info_buf *out, const char *prefix,
 				const char *const *keys,
 				const char *const *names, atomic64_t *vals,
 				unsigned int n);
+
+/* proc.c */
+void rds_ib_conn_proc(struct rds_connection *conn, struct rds_conn_proc *p);
+void rds_ib_devices_proc(struct seq_file *m, struct net *net);
 
 /* info.c */
 void rds_ib_info_init(void);
@@ -415,6 +441,7 @@ void rds_ib_xmit_done(struct rds_connection *conn);
 void rds_ib_send_ctrl(struct rds_ib_conn *ic);
 void rds_ib_send_work(struct work_struct *work);
 void rds_ib_ack_timer(struct timer_list *t);
+void rds_ib_send_sizes(struct rds_ib_conn *ic, int max_qp_wr);
 int rds_ib_ring_alloc(struct rds_ib_conn *ic);
 void rds_ib_ring_free(struct rds_ib_conn *ic);
 void rds_ib_send_reset(struct rds_ib_conn *ic);

@@ -15,6 +15,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/highmem.h>
+#include <linux/sched/clock.h>
 #include <net/checksum.h>
 
 #include "ib.h"
@@ -120,8 +121,11 @@ static void rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm)
 		}
 		rds_message_put(rm);
 	} else {
+		u64 seen = rm->m_inc.i_rx_lat_trace[RDS_MSG_RX_HDR];
+
 		/* The incoming takes over our reference (rds_ib_inc_free). */
 		rds_inc_init(&rm->m_inc, conn, &conn->c_faddr);
+		rm->m_inc.i_rx_lat_trace[RDS_MSG_RX_HDR] = seen;
 		rds_recv_incoming(conn, &conn->c_faddr, &conn->c_laddr,
 				  &rm->m_inc);
 		rds_inc_put(&rm->m_inc);
@@ -178,11 +182,13 @@ static void rds_ib_recv_copy(struct rds_message *rm, const u8 *data)
  * on page, taken from the receive buffer, it keeps the data where it
  * landed (a page reference per message) if it is large enough; else, or
  * without a page (none could be had to refill the buffer), the data is
- * copied out of data.  NULL: *why.
+ * copied out of data.  seen: when the frame's completion was first looked
+ * at (RDS_MSG_RX_HDR).  NULL: *why.
  */
 static struct rds_message *rds_ib_recv_whole(const struct rds_header *hdr,
 					     struct page *page, const u8 *data,
-					     u32 off, u32 len, const char **why)
+					     u32 off, u32 len, u64 seen,
+					     const char **why)
 {
 	struct rds_message *rm = NULL;
 
@@ -203,6 +209,7 @@ static struct rds_message *rds_ib_recv_whole(const struct rds_header *hdr,
 		return NULL;
 	}
 	rm->m_inc.i_hdr = *hdr;
+	rm->m_inc.i_rx_lat_trace[RDS_MSG_RX_HDR] = seen;
 	return rm;
 }
 
@@ -222,7 +229,8 @@ static bool rds_ib_recv_seq_ok(struct rds_ib_conn *ic,
 static struct rds_message *rds_ib_recv_frag(struct rds_ib_conn *ic,
 					    const struct rds_header *hdr,
 					    struct rds_ib_rx_buf *buf,
-					    u32 data_len, const char **why)
+					    u32 data_len, u64 seen,
+					    const char **why)
 {
 	struct rds_message *rm;
 	u32 len = be32_to_cpu(hdr->h_len);
@@ -245,7 +253,7 @@ static struct rds_message *rds_ib_recv_frag(struct rds_ib_conn *ic,
 		page = len >= RDS_IB_RX_KEEP_MIN ?
 		       rds_ib_rx_buf_take_page(buf) : NULL;
 		rm = rds_ib_recv_whole(hdr, page, page_address(page ?: buf->rb_page),
-				       0, len, why);
+				       0, len, seen, why);
 		if (page)
 			put_page(page);
 		return rm;
@@ -263,6 +271,8 @@ static struct rds_message *rds_ib_recv_frag(struct rds_ib_conn *ic,
 			return NULL;
 		}
 		rm->m_inc.i_hdr = *hdr;
+		/* its first fragment: the header is seen now */
+		rm->m_inc.i_rx_lat_trace[RDS_MSG_RX_HDR] = seen;
 		ic->i_rx_rm = rm;
 		ic->i_rx_frag = 0;
 	} else if (rm->m_inc.i_hdr.h_sequence != hdr->h_sequence ||
@@ -297,7 +307,8 @@ static struct rds_message *rds_ib_recv_frag(struct rds_ib_conn *ic,
  */
 static const char *rds_ib_recv_pack(struct rds_ib_conn *ic,
 				    const struct rds_header *hdr,
-				    struct rds_ib_rx_buf *buf, u32 data_len)
+				    struct rds_ib_rx_buf *buf, u32 data_len,
+				    u64 seen)
 {
 	u32 len = be32_to_cpu(hdr->h_len), off, hoff;
 	enum rds_ib_frame_err err;
@@ -321,7 +332,7 @@ static const char *rds_ib_recv_pack(struct rds_ib_conn *ic,
 	page = data_len >= RDS_IB_RX_KEEP_MIN ?
 	       rds_ib_rx_buf_take_page(buf) : NULL;
 	data = page_address(page ?: buf->rb_page);
-	rm = rds_ib_recv_whole(hdr, page, data, 0, len, &why);
+	rm = rds_ib_recv_whole(hdr, page, data, 0, len, seen, &why);
 	if (!rm)
 		goto out;
 	rds_ib_recv_deliver(ic, rm);
@@ -343,7 +354,7 @@ static const char *rds_ib_recv_pack(struct rds_ib_conn *ic,
 			break;
 		}
 		rm = rds_ib_recv_whole(&inner, page, data,
-				       hoff + sizeof(inner), len, &why);
+				       hoff + sizeof(inner), len, seen, &why);
 		if (!rm)
 			break;
 		rds_ib_recv_deliver(ic, rm);
@@ -362,6 +373,7 @@ void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 	const char *why = NULL;
 	bool ctrl, ok, kick;
 	u32 data_len;
+	u64 seen;
 
 	rds_ib_count(RDS_IB_C_RX_FRAMES);
 	/* A completion of an attempt already torn down or failed. */
@@ -374,6 +386,8 @@ void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 		return;
 	}
 	WRITE_ONCE(ic->i_last_rx, jiffies);
+	/* SO_RDS_MSG_RXPATH_LATENCY: the header is first looked at now */
+	seen = local_clock();
 	memcpy(&hdr, buf->rb_hdr, sizeof(hdr));
 	data_len = wc->byte_len - sizeof(hdr);
 	if (hdr.h_csum != rds_ib_hdr_csum(&hdr)) {
@@ -411,14 +425,15 @@ void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 		queue_work(rds_ib_wq, &ic->i_send_work);
 
 	if (!ctrl && (hdr.h_flags & RDS_IB_FLAG_PACK)) {
-		why = rds_ib_recv_pack(ic, &hdr, buf, data_len);
+		why = rds_ib_recv_pack(ic, &hdr, buf, data_len, seen);
 		if (why) {
 			rds_ib_recv_bad(ic, &hdr, why);
 			return;
 		}
 	} else if (!ctrl) {
 		spin_lock_bh(&ic->i_rx_lock);
-		done = rds_ib_recv_frag(ic, &hdr, buf, data_len, &why);
+		done = rds_ib_recv_frag(ic, &hdr, buf, data_len, seen,
+					&why);
 		spin_unlock_bh(&ic->i_rx_lock);
 		if (why) {
 			rds_ib_recv_bad(ic, &hdr, why);

@@ -72,7 +72,7 @@ static int rds_ib_ring_conn_prepare(struct rds_ib_conn *ic,
 	struct ib_device *dev = ic->i_rdev->rd_dev;
 	unsigned int n, i;
 
-	ic->i_grant = min_t(u32, rds_ib_credits ?: 1, RDS_IB_SEND_RING);
+	ic->i_grant = min_t(u32, READ_ONCE(rds_ib_credits) ?: 1, RDS_IB_SEND_RING);
 	n = ic->i_grant + 1;
 	ic->i_rx_nr = n;
 

@@ -12,7 +12,7 @@
  * an eighth of the peer's grant or more is in flight, a lone small message
  * waits too, until the peer grants credits back (rds_ib_pack_corked()).
  *
- * Completions: only every RDS_IB_SIGNAL_EVERY-th data frame, the last
+ * Completions: only every i_signal_every-th data frame, the last
  * frame of a multi-frame message when nothing follows and control frames
  * are signalled (a full ring holds several signalled frames); a signalled
  * completion retires every slot before it (send completions of one queue
@@ -25,15 +25,38 @@
 #include "ib.h"
 #include "../trace/rds.h"
 
-#define RDS_IB_SIGNAL_EVERY	16
-#define RDS_IB_CTRL_SLOT	RDS_IB_SEND_RING
+/* The control frames' slot: the one after the data slots. */
+#define RDS_IB_CTRL_SLOT(ic)	((ic)->i_send_nr)
 
 static void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* The send queue of the attempt being set up, from net.rds.ib.max_send_wr
+ * and max_unsignaled_wr as they are now (a change applies to the next
+ * attempt): the data slots, a power of two that fits the device's queue
+ * (max_qp_wr) with the control slot and RDS_IB_EXTRA_WRS, and at most half
+ * of them unsignalled in a row, so that a full ring always holds a
+ * signalled frame whose completion frees slots.
+ */
+void rds_ib_send_sizes(struct rds_ib_conn *ic, int max_qp_wr)
+{
+	u32 n = clamp_t(u32, READ_ONCE(rds_ib_max_send_wr),
+			RDS_IB_SEND_RING_MIN, RDS_IB_SEND_RING_MAX);
+
+	lockdep_assert_held(&ic->i_cm_mutex);
+	rds_ib_flow_control_check();
+	if (max_qp_wr > RDS_IB_SEND_RING_MIN + 1 + RDS_IB_EXTRA_WRS)
+		n = min_t(u32, n, max_qp_wr - 1 - RDS_IB_EXTRA_WRS);
+	else
+		n = RDS_IB_SEND_RING_MIN;
+	ic->i_send_nr = rounddown_pow_of_two(n);
+	ic->i_signal_every = clamp_t(u32, READ_ONCE(rds_ib_max_unsignaled_wr),
+				     1, ic->i_send_nr / 2);
+}
 
 int rds_ib_ring_alloc(struct rds_ib_conn *ic)
 {
 	struct ib_device *dev = ic->i_rdev->rd_dev;
-	unsigned int i, n = RDS_IB_SEND_RING + 1;
+	unsigned int i, n = ic->i_send_nr + 1;
 
 	ic->i_ring = kvcalloc(n, sizeof(*ic->i_ring), GFP_KERNEL);
 	ic->i_hdrs = kcalloc(n, sizeof(*ic->i_hdrs), GFP_KERNEL);
@@ -158,7 +181,7 @@ void rds_ib_send_reset(struct rds_ib_conn *ic)
 	if (ic->i_ring) {
 		while (ic->i_tail != ic->i_head) {
 			rds_ib_slot_release(ic, &ic->i_ring[ic->i_tail %
-							   RDS_IB_SEND_RING]);
+							   ic->i_send_nr]);
 			ic->i_tail++;
 		}
 	}
@@ -179,7 +202,7 @@ void rds_ib_ring_free(struct rds_ib_conn *ic)
 	if (!ic->i_ring)
 		return;
 	ib_dma_unmap_single(ic->i_rdev->rd_dev, ic->i_hdrs_dma,
-			    (RDS_IB_SEND_RING + 1) * sizeof(*ic->i_hdrs),
+			    (ic->i_send_nr + 1) * sizeof(*ic->i_hdrs),
 			    DMA_TO_DEVICE);
 	kfree(ic->i_hdrs);
 	kvfree(ic->i_ring);
@@ -228,7 +251,7 @@ static struct rds_ib_send_slot *rds_ib_slot_take(struct rds_ib_conn *ic,
 						 u8 *grant)
 {
 	lockdep_assert_held(&ic->i_lock);
-	if (ic->i_head - ic->i_tail >= RDS_IB_SEND_RING) {
+	if (ic->i_head - ic->i_tail >= ic->i_send_nr) {
 		ic->i_xmit_stalled = true;
 		return NULL;
 	}
@@ -251,7 +274,7 @@ static struct rds_ib_send_slot *rds_ib_slot_take(struct rds_ib_conn *ic,
 		return NULL;
 	}
 	rds_ib_credits_peak(ic);
-	return &ic->i_ring[ic->i_head % RDS_IB_SEND_RING];
+	return &ic->i_ring[ic->i_head % ic->i_send_nr];
 }
 
 /* The frame in slot s is built: finish its header, decide whether it is
@@ -266,7 +289,7 @@ static int rds_ib_slot_post(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
 	s->s_wr.next = NULL;
 	/* After an RDMA READ or atomic: not before its data is back. */
 	s->s_wr.send_flags = fence ? IB_SEND_FENCE : 0;
-	if (++ic->i_since_signal >= RDS_IB_SIGNAL_EVERY || signal) {
+	if (++ic->i_since_signal >= ic->i_signal_every || signal) {
 		s->s_wr.send_flags |= IB_SEND_SIGNALED;
 		ic->i_since_signal = 0;
 	}
@@ -626,6 +649,10 @@ static void rds_ib_op_done(struct ib_cq *cq, struct ib_wc *wc)
 		rds_ib_op_unmap(op);
 		if (wc->status == IB_WC_SUCCESS)
 			WRITE_ONCE(op->o_state, RDS_OP_DONE);
+		/* the bytes a READ brought in, once all of them are here */
+		if (wc->status == IB_WC_SUCCESS && !READ_ONCE(op->o_status) &&
+		    op->o_kind == RDS_OPK_READ)
+			rds_stats_add(s_recv_rdma_bytes, op->o_bytes);
 	}
 	spin_unlock_bh(&ic->i_lock);
 	rds_ib_extra_done(ic, wc);
@@ -790,8 +817,8 @@ void rds_ib_send_ctrl(struct rds_ib_conn *ic)
 		goto out;
 
 	rds_ib_credit_take_ctrl(&ic->i_credit, &grant);
-	s = &ic->i_ring[RDS_IB_CTRL_SLOT];
-	hdr = &ic->i_hdrs[RDS_IB_CTRL_SLOT];
+	s = &ic->i_ring[RDS_IB_CTRL_SLOT(ic)];
+	hdr = &ic->i_hdrs[RDS_IB_CTRL_SLOT(ic)];
 	memset(hdr, 0, sizeof(*hdr));
 	hdr->h_flags = RDS_IB_FLAG_CTRL;
 	if (ic->i_hb_ask) {
@@ -842,13 +869,13 @@ static void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 
 	spin_lock_bh(&ic->i_lock);
-	if (slot == &ic->i_ring[RDS_IB_CTRL_SLOT]) {
+	if (slot == &ic->i_ring[RDS_IB_CTRL_SLOT(ic)]) {
 		rds_ib_credit_ctrl_done(&ic->i_credit);
 	} else {
 		/* Retire every slot up to and including this one. */
 		while (ic->i_tail != ic->i_head) {
 			struct rds_ib_send_slot *s =
-				&ic->i_ring[ic->i_tail % RDS_IB_SEND_RING];
+				&ic->i_ring[ic->i_tail % ic->i_send_nr];
 
 			rds_ib_slot_release(ic, s);
 			ic->i_tail++;

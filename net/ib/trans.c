@@ -60,6 +60,25 @@ static const char *const rds_ib_counter_keys[RDS_IB_C_MAX] = {
 unsigned int rds_ib_heartbeat_ms = 2000;
 static unsigned int rds_ib_heartbeat_ms_max = 3600 * MSEC_PER_SEC;
 
+/* net.rds.ib.max_send_wr, max_unsignaled_wr: the send queue of the next
+ * attempt (rds_ib_send_sizes()).
+ */
+unsigned int rds_ib_max_send_wr = RDS_IB_SEND_RING;
+static unsigned int rds_ib_max_send_wr_min = RDS_IB_SEND_RING_MIN;
+static unsigned int rds_ib_max_send_wr_max = RDS_IB_SEND_RING_MAX;
+unsigned int rds_ib_max_unsignaled_wr = 16;
+static unsigned int rds_ib_max_unsignaled_wr_max = 64;
+/* net.rds.ib.max_recv_wr is ib_credits, which only RDS_IB_SEND_RING bounds */
+static unsigned int rds_ib_max_recv_wr_max = RDS_IB_SEND_RING;
+/* net.rds.ib.flow_control: credits cannot be turned off here; 0 is taken
+ * and said once to have no effect (rds_ib_flow_control_check())
+ */
+static unsigned int rds_ib_flow_control = 1;
+/* net.rds.ib.idle_secs is ib_idle_secs: at most a week */
+static unsigned int rds_ib_idle_secs_max = 7 * 24 * 3600;
+/* net.rds.ib.mr_max is ib_mr_max */
+static unsigned int rds_ib_mr_max_max = 1 << 20;
+
 static struct ctl_table rds_ib_sysctl_table[] = {
 	{
 		.procname	= "heartbeat_ms",
@@ -70,8 +89,80 @@ static struct ctl_table rds_ib_sysctl_table[] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &rds_ib_heartbeat_ms_max,
 	},
+	{
+		.procname	= "max_send_wr",
+		.data		= &rds_ib_max_send_wr,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &rds_ib_max_send_wr_min,
+		.extra2		= &rds_ib_max_send_wr_max,
+	},
+	{
+		.procname	= "max_recv_wr",
+		.data		= &rds_ib_credits,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &rds_ib_max_recv_wr_max,
+	},
+	{
+		.procname	= "max_unsignaled_wr",
+		.data		= &rds_ib_max_unsignaled_wr,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &rds_ib_max_unsignaled_wr_max,
+	},
+	{
+		/* each device's SRQ, sized when the device is added */
+		.procname	= "max_recv_allocation",
+		.data		= &rds_ib_srq_size,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0444,
+		.proc_handler	= proc_douintvec,
+	},
+	{
+		.procname	= "flow_control",
+		.data		= &rds_ib_flow_control,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "idle_secs",
+		.data		= &rds_ib_idle_secs,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &rds_ib_idle_secs_max,
+	},
+	{
+		.procname	= "mr_max",
+		.data		= &rds_ib_mr_max,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &rds_ib_mr_max_max,
+	},
 	RDS_SYSCTL_TABLE_END
 };
+
+/* A connection is being set up while net.rds.ib.flow_control is 0: say
+ * once that it has no effect (credit flow control is part of our wire
+ * protocol and always on).
+ */
+void rds_ib_flow_control_check(void)
+{
+	if (!READ_ONCE(rds_ib_flow_control))
+		pr_info_once("net.rds.ib.flow_control=0 has no effect: credit flow control is always on\n");
+}
 
 static struct ctl_table_header *rds_ib_sysctl_hdr;
 
@@ -219,6 +310,8 @@ struct rds_transport rds_ib_transport = {
 	.atomic_check		= rds_ib_atomic_check,
 	.get_tos_map		= rds_ib_get_tos_map,
 	.stats_info		= rds_ib_stats_info,
+	.conn_proc		= rds_ib_conn_proc,
+	.devices_proc		= rds_ib_devices_proc,
 	.t_cong_maps		= true,
 };
 

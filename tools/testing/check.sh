@@ -9,7 +9,8 @@
 #      on one core beside the builds of 3-4
 #   3. the module built against every installed kernel series, no warnings
 #   4. sparse (C=2), no report; checkpatch, no report; dkms.conf and the
-#      modprobe configuration agree with the module (version-check.sh)
+#      modprobe configuration agree with the module (version-check.sh);
+#      the manuals render and name what the code has (doc-check.sh)
 #   5. the VM selftests: the one-host suite of every series (two side by
 #      side), the two-host suite whole on the default series and without
 #      its default-series tests on the others; on the default series the
@@ -42,7 +43,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-n=0 pass=0 fail=0 skip=0
+n=0 pass=0 fail=0 skip=0 retries=0
 skips=()
 # Runs in the background (unit tests, VM runs side by side) end with this
 # script, also when it is stopped (a CI timeout).
@@ -91,6 +92,8 @@ finish() {
 	for s in "${skips[@]}"; do
 		echo "# skipped: $s"
 	done
+	# Every retry a test made (run-tests lists each as "# retried: ...").
+	echo "# retries: $retries"
 	echo "# total time $(( $(date +%s) - t_start )) s"
 	echo "1..$n"
 	echo "$pass passed, $fail failed, $skip skipped"
@@ -134,6 +137,8 @@ step "sparse C=2 against $kver (no reports)" \
 step "checkpatch (no reports)" tools/testing/checkpatch.sh
 step "packaging: dkms.conf and rds-ib.conf agree with net/main.c" \
 	tools/testing/version-check.sh
+step "manuals: render without warnings, name every parameter, sysctl, counter, option" \
+	tools/testing/doc-check.sh
 wait $units_pid
 for t in "${units[@]}"; do
 	rc=missing secs=
@@ -191,7 +196,7 @@ vm_report() {
 	local fails_before=$fail
 	base=$(vm_base "$label")
 	summary=$base.json
-	grep -Ev '^(ok |not ok |[0-9]+ passed, |1\.\.|# skipped: )' "$base.log"
+	grep -Ev '^(ok |not ok |[0-9]+ passed, |1\.\.|# skipped: |# retried: |# [0-9]+ retries)' "$base.log"
 	rc=$(cat "$base.rc" 2>/dev/null || echo missing)
 	# Results are taken from the harness's own report, not from the
 	# console stream: a missing summary is a failure.
@@ -201,6 +206,7 @@ vm_report() {
 		return
 	fi
 	res=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["results"])' "$summary")
+	retries=$((retries + $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("retries", 0))' "$summary")))
 	while IFS= read -r line; do
 		case "$line" in
 		"ok "*"# SKIP"*)
@@ -334,6 +340,9 @@ negative between 1 "[0-2] passed, [12] failed, 0 skipped" \
 negative skip 0 "1 passed, 0 failed, 1 skipped" \
 	'^# skipped: one/neg_skip: global.skips: no such device' \
 	"a skip inside a test is counted and listed with its reason"
+negative skip 0 "1 passed, 0 failed, 1 skipped" \
+	'^# retried: one/neg_skip: connection refused \(negative control\)' \
+	"a retry inside a test is counted and listed with its reason"
 negative noib 1 "0 passed, 1 failed, 0 skipped" \
 	'not ok .*our module takes 10.0.0.1 over IB' \
 	"the main job fails when our module does not take the address"

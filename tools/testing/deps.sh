@@ -15,6 +15,7 @@ PKGS=(
 	linux-source-6.1
 	rdma-core ibverbs-utils rdmacm-utils perftest qperf
 	libibverbs-dev librdmacm-dev
+	groff-base man-db
 )
 
 quiet=0

@@ -60,26 +60,6 @@
 
 static const unsigned char tos_of[2] = { 0, TOS_B };
 
-/* A module parameter as a number; -1 (noted) when it cannot be read. */
-static long long param(const char *name)
-{
-	char path[256], buf[64] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/rds/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f || !fgets(buf, sizeof(buf), f)) {
-		note("cannot read %s", path);
-		if (f)
-			fclose(f);
-		return -1;
-	}
-	fclose(f);
-	if (buf[0] == 'Y' || buf[0] == 'N')	/* bool */
-		return buf[0] == 'Y';
-	return strtoll(buf, NULL, 0);
-}
-
 /* ::ffff:a as a GID */
 static void gid_v4(const char *a, unsigned char gid[16])
 {
@@ -246,9 +226,9 @@ TEST_F_TIMEOUT(ib, info, 290)
 	n = len / REC;
 	note("host %d: %u IB connection records", host, n);
 
-	credits = param("ib_credits");
-	mr_max = param("ib_mr_max");
-	no_srq = param("ib_no_srq");
+	credits = rds_param("ib_credits");
+	mr_max = rds_param("ib_mr_max");
+	no_srq = rds_param("ib_no_srq");
 	short0 = rds_info_counter(self->fd[0], "ib_grants_short");
 	shrunk = rds_info_counter(self->fd[0], "ib_grants_shrunk");
 	ASSERT_LE(0, credits);

@@ -7,7 +7,8 @@
 # delivers a fatal event of its connection's QP from an irq_work (the
 # test-only switch ib_qp_event_irq).  The handler must take it without a
 # warning or lockdep report (the kernel-log check), the connection must be
-# reset and come back, and a message sent after it must arrive.
+# reset and come back (ib_counters' resets and the core's conn_reset
+# count it), and a message sent after it must arrive.
 #
 # Host 1's sender waits for its shell to have seen the reset (a file: a
 # barrier counts hosts, not processes, so the shell's own barrier let the
@@ -61,12 +62,15 @@ if [ "$RDS_HOST" = 1 ]; then
 	pid=$!
 	barrier first 180 || ksft_fail "barrier first"
 	resets=$(ib_counter resets)
+	conn_reset=$(rds_counter conn_reset)
 	echo 1 > $P/ib_qp_event_irq
 	n=$(cat $P/ib_qp_event_irq)
 	check "a fatal QP event delivered from hard IRQ context ($n)" \
 		test "$n" -ge 1
 	check "host 1 reset the connection" \
 		wait_for 60 bash -c "[ \$(tr ' ' '\n' < $P/ib_counters | sed -n 's/^resets=//p') -gt $resets ]"
+	check "conn_reset of RDS_INFO_COUNTERS counted it (was $conn_reset)" \
+		wait_for 10 rds_counter_above conn_reset "$conn_reset"
 	# The sender goes on (and fails on its own if the reset never came).
 	: > $fired
 	wait $pid

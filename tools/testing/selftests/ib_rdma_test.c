@@ -1004,6 +1004,9 @@ static struct rds_iovec *item_iov(const struct item *it, uint8_t *map)
 }
 
 /* Issuer side of one item. */
+/* Bytes of the READs this host issued that succeeded (recv_rdma_bytes). */
+static uint64_t read_bytes;
+
 static int issue_one(struct peerio *p, const struct item *it,
 		     uint64_t *ops, uint64_t *bytes)
 {
@@ -1072,6 +1075,8 @@ static int issue_one(struct peerio *p, const struct item *it,
 	} else {
 		(*ops)++;
 		*bytes += it->size;
+		if (it->op == OP_READ)
+			read_bytes += it->size;
 	}
 	if (it->op == OP_READ && s == 0) {
 		struct span *sp = item_spans(it, false);
@@ -1129,14 +1134,27 @@ static void free_items(struct item *items, unsigned int n);
 static void run_case_items(const char *c0, uint16_t port, struct item *items,
 			   unsigned int n)
 {
-	uint64_t ops = 0, bytes = 0;
+	uint64_t ops = 0, bytes = 0, read0 = read_bytes;
+	long long rb0 = -1, rb1 = -1;
 	struct peerio p;
 
 	if (!sock_open(&p, addr, port, port)) {
+		rb0 = rds_info_counter(p.fd, "recv_rdma_bytes");
 		if (!hello(&p))
 			run_items(&p, items, n, &ops, &bytes);
 		expect_no_status(&p, "after the last item");
+		rb1 = rds_info_counter(p.fd, "recv_rdma_bytes");
 		close(p.fd);
+	}
+	/* the core's recv_rdma_bytes: what the READs issued here brought in */
+	if (read_bytes > read0) {
+		note("host %d: recv_rdma_bytes +%lld, READs issued here %" PRIu64 " bytes",
+		     host, rb1 - rb0, read_bytes - read0);
+		if (rb0 < 0 || rb1 < 0)
+			fail("no recv_rdma_bytes in RDS_INFO_COUNTERS");
+		else if ((uint64_t)(rb1 - rb0) < read_bytes - read0)
+			fail("recv_rdma_bytes moved by %lld, the READs issued here took %" PRIu64,
+			     rb1 - rb0, read_bytes - read0);
 	}
 	if (ops)
 		expect_delta_ge(c0, "rdma_ops", ops);

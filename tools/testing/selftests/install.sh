@@ -1,18 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Installed like a kernel module: "make install" puts rds.ko in updates/
-# and the modprobe configuration in /etc/modprobe.d; then "modprobe
-# rds_rdma" and "modprobe rds" load ours (its version, a parameter only
-# ours has), "modprobe -r rds_rdma" unloads it, "modprobe rds_tcp" fails
-# saying that ours has no TCP transport, and "make uninstall" gives the
-# kernel's RDS back.  With the configuration left for another kernel that
-# has ours, "modprobe rds_rdma" loads the kernel's RDS where ours is not.
+# Installed like a kernel module: "make install" puts rds.ko in updates/,
+# the modprobe configuration in /etc/modprobe.d and the manuals rds-ib.7
+# and rds-stress.1 in /usr/local/share/man (man finds them, man -l renders
+# them); then "modprobe rds_rdma" and "modprobe rds" load ours (its
+# version, a parameter only ours has), "modprobe -r rds_rdma" unloads it,
+# "modprobe rds_tcp" fails saying that ours has no TCP transport, and
+# "make uninstall" gives the kernel's RDS back and takes the manuals out.
+# With the configuration left for another kernel that has ours, "modprobe
+# rds_rdma" loads the kernel's RDS where ours is not.
 #
 # The guest's root is the host's, read-only: the test runs in a mount
 # namespace of its own (gone with it), with a tmpfs overlay on
-# /etc/modprobe.d and, on /lib/modules/KVER, a tmpfs view of the kernel's
-# module tree: the sources of its indexes (modules.order,
+# /etc/modprobe.d and on /usr/local/share/man (or, where the host has no
+# such directory, PREFIX in the tmpfs) and, on /lib/modules/KVER, a tmpfs
+# view of the kernel's module tree: the sources of its indexes (modules.order,
 # modules.builtin*), its build link and the modules that RDS takes (those
 # modprobe names for rds, rds_rdma and rds_tcp: kernel/net/rds among them,
 # which updates/ must win over).  depmod over the whole tree takes minutes
@@ -37,10 +40,21 @@ if rds_loaded; then
 fi
 
 tmp=$(mktemp -d)
+prefix=/usr/local
+mandir=$prefix/share/man
 setup() {
 	local f rel
 	mount -t tmpfs tmpfs "$tmp" || return 1
-	mkdir -p "$tmp/view" "$tmp/conf" "$tmp/work" "$tmp/mod"
+	mkdir -p "$tmp/view" "$tmp/conf" "$tmp/work" "$tmp/mod" \
+		"$tmp/man" "$tmp/manwork"
+	if [ -d "$mandir" ]; then
+		mount -t overlay overlay \
+			-o "lowerdir=$mandir,upperdir=$tmp/man,workdir=$tmp/manwork" \
+			"$mandir" || return 1
+	else
+		prefix=$tmp/prefix
+		mandir=$prefix/share/man
+	fi
 	cp -a "$lib/build" "$lib"/modules.builtin* "$lib/modules.order" \
 		"$tmp/view/" || return 1
 	for f in $(for m in rds rds_rdma rds_tcp; do
@@ -60,7 +74,7 @@ setup() {
 			/etc/modprobe.d
 }
 if ! setup; then
-	ksft_fail "a view of $lib, an overlay on /etc/modprobe.d"
+	ksft_fail "a view of $lib, an overlay on /etc/modprobe.d and $mandir"
 	ksft_exit
 fi
 find "$lib" -name '*.ko*' | sed 's/^/# in the view: /'
@@ -108,12 +122,53 @@ not_installed() {
 	! installed
 }
 
+# manuals_installed: both pages in mandir, as they are in the tree.
+manuals_installed() {
+	cmp "$RDS_TOP/Documentation/man/rds-ib.7" "$mandir/man7/rds-ib.7" &&
+		cmp "$RDS_TOP/tools/rds-stress/rds-stress.1" \
+			"$mandir/man1/rds-stress.1"
+}
+manuals_gone() {
+	[ ! -e "$mandir/man7/rds-ib.7" ] && [ ! -e "$mandir/man1/rds-stress.1" ]
+}
+
+# man_finds SECTION PAGE: man's own search (its default path, which has
+# /usr/local/share/man) gives the installed page.
+man_finds() {
+	local got mflag=()
+	[ "$prefix" = /usr/local ] || mflag=(-M "$mandir")
+	got=$(man "${mflag[@]}" -w "$1" "$2" 2>&1)
+	echo "# man -w $1 $2: $got"
+	# (Debian's /usr/local/man is a link to share/man)
+	[ -e "$got" ] &&
+		[ "$(realpath "$got")" = "$(realpath "$mandir/man$1/$2.$1")" ]
+}
+
+# man_renders FILE TITLE WORD: man -l FILE prints the page, without a
+# warning: its title line, and WORD (a heading or a name) in its text.
+man_renders() {
+	local out
+	out=$(man -l "$1" 2> "$tmp/man.err") || return 1
+	sed 's/^/# man: /' "$tmp/man.err"
+	! grep -qiE 'warning|error' "$tmp/man.err" || return 1
+	echo "# man -l $1: $(echo "$out" | wc -l) lines"
+	[[ $(echo "$out" | head -n 1) == "$2"* ]] && grep -qw -- "$3" <<< "$out"
+}
+
 t0=$SECONDS
 check "make install (rds.ko of $RDS_MODDIR, version $version)" \
-	make -C "$RDS_TOP" install KVER="$kver" MODDIR="$tmp/mod"
+	make -C "$RDS_TOP" install KVER="$kver" MODDIR="$tmp/mod" \
+	PREFIX="$prefix"
 echo "# make install took $((SECONDS - t0)) s"
 check "rds.ko in $lib/updates" installed
 check "rds-ib.conf in /etc/modprobe.d" test -e /etc/modprobe.d/rds-ib.conf
+check "manuals in $mandir (man7/rds-ib.7, man1/rds-stress.1)" manuals_installed
+check "man -w 7 rds-ib finds it" man_finds 7 rds-ib
+check "man -w 1 rds-stress finds it" man_finds 1 rds-stress
+check "man -l renders rds-ib.7" \
+	man_renders "$mandir/man7/rds-ib.7" "RDS-IB(7)" ib_srq_size
+check "man -l renders rds-stress.1" \
+	man_renders "$mandir/man1/rds-stress.1" "RDS-STRESS(1)" --slow-reader
 check "modprobe rds resolves to updates/rds.ko" resolves rds updates/rds.ko
 check "modprobe rds_rdma" modprobe rds_rdma
 check "rds_rdma loaded ours (version $version, ib_counters)" ours_loaded
@@ -124,10 +179,12 @@ check "rds loaded ours" ours_loaded
 check "rmmod rds" rmmod rds
 check "modprobe rds_tcp fails: no TCP transport, nothing loaded" tcp_refused
 t0=$SECONDS
-check "make uninstall" make -C "$RDS_TOP" uninstall KVER="$kver"
+check "make uninstall" make -C "$RDS_TOP" uninstall KVER="$kver" \
+	PREFIX="$prefix"
 echo "# make uninstall took $((SECONDS - t0)) s"
 check "rds.ko gone from updates" not_installed
 check "rds-ib.conf gone" test ! -e /etc/modprobe.d/rds-ib.conf
+check "manuals gone from $mandir" manuals_gone
 check "modprobe rds resolves to the kernel's again" \
 	resolves rds kernel/net/rds/rds.ko
 # The configuration stays while another kernel has ours: this one keeps
@@ -142,5 +199,6 @@ rm /etc/modprobe.d/rds-ib.conf
 
 rmmod rds_rdma 2> /dev/null
 rds_loaded && rmmod rds
+[ "$prefix" = /usr/local ] && umount "$mandir"
 umount /etc/modprobe.d "$lib" "$tmp"
 ksft_exit

@@ -34,6 +34,13 @@ ksft_skip() {
 	echo "ok $__ksft_n $1 # SKIP${2:+ $2}"
 }
 
+# test_retry WHY: the test is about to try something again.  Each retry
+# must have a reason in a comment where it is made; run-tests counts the
+# "# RETRY:" lines and lists them in its summary, so no retry is silent.
+test_retry() {
+	echo "# RETRY: $*"
+}
+
 # check NAME CMD...: run CMD, record NAME as passed when it succeeds.
 check() {
 	local name=$1
@@ -217,6 +224,35 @@ ib_counter_above() {
 	[ "$(ib_counter "$1")" -gt "$2" ]
 }
 
+# rds_counter NAME: one counter of RDS_INFO_COUNTERS (rds-info -c), core
+# (conn_reset, ...) or IB (ib_tx_frames, ...); nothing when absent.
+# getsockopt through ctypes: Python's own takes at most 1024 bytes.
+rds_counter() {
+	python3 -c '
+import ctypes, os, socket, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+s = socket.socket(21, socket.SOCK_SEQPACKET, 0)   # AF_RDS
+buf = ctypes.create_string_buffer(1 << 16)
+n = ctypes.c_uint32(len(buf))
+# SOL_RDS, RDS_INFO_COUNTERS
+if libc.getsockopt(s.fileno(), 276, 10000, buf, ctypes.byref(n)) < 0:
+    sys.exit("RDS_INFO_COUNTERS: " + os.strerror(ctypes.get_errno()))
+b = buf.raw[:n.value]
+for i in range(0, len(b) - 39, 40):     # struct rds_info_counter
+    name, v = struct.unpack_from("=32sQ", b, i)
+    if name.rstrip(b"\0").decode() == sys.argv[1]:
+        print(v)
+' "$1"
+}
+
+# rds_counter_above NAME N: the RDS_INFO_COUNTERS counter NAME is above N
+# (for wait_for).
+rds_counter_above() {
+	local v
+	v=$(rds_counter "$1")
+	[ -n "$v" ] && [ "$v" -gt "$2" ]
+}
+
 # rds_loaded: our module is loaded.
 rds_loaded() {
 	[ -d /sys/module/rds ]
@@ -237,16 +273,24 @@ ib_test_end() {
 	ksft_exit
 }
 
-# mem_settle: print MemFree plus Shmem (KiB) once the page cache is
-# dropped and every slab cache shrunk, so that two readings compare what
-# the kernel really holds (files the harness and tests write to the
-# guest's tmpfs are Shmem: not the kernel's).
+# mem_settle: print MemFree plus Shmem plus the free pages cached per CPU
+# (KiB) once the page cache is dropped and every slab cache shrunk, so
+# that two readings compare what the kernel really holds (files the
+# harness and tests write to the guest's tmpfs are Shmem: not the
+# kernel's).  Pages freed go to per-CPU lists first, which MemFree does
+# not count: on 6.1 they stay there until allocations take them (36 MB
+# of a 1.1 GB one-host guest after the module's unload, where its receive
+# buffers' order-1 pages land; 6.12 drains the lists over time), so
+# without them the module's memory looked lost for minutes.
 mem_settle() {
-	local c
+	local c pcp
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 	for c in /sys/kernel/slab/*/shrink; do
 		echo 1 > "$c" 2>/dev/null
 	done
-	awk '/^(MemFree|Shmem):/ { kb += $2 } END { print kb }' /proc/meminfo
+	pcp=$(awk '$1 == "count:" { n += $2 } END { print n + 0 }' /proc/zoneinfo)
+	awk -v pcp="$pcp" -v page="$(getconf PAGESIZE)" '
+		/^(MemFree|Shmem):/ { kb += $2 }
+		END { print kb + pcp * page / 1024 }' /proc/meminfo
 }

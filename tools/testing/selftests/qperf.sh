@@ -37,7 +37,7 @@ run() {
 		fi
 		cat "$log"
 		grep -q 'connect failed' "$log" || return 1
-		echo "# qperf control connection refused: attempt $attempt"
+		test_retry "qperf control connection refused (attempt $attempt)"
 	done
 	return 1
 }

@@ -7,7 +7,8 @@
  * between the hosts (the barrier tool, names prefixed with RDS_TEST),
  * small values handed from one host to the other in a file of RDS_SHARED,
  * receiving with the source and MSG_TRUNC, socket buffer sizes, the
- * RDS_INFO_CONNECTIONS snapshot and the IB transport's ib_counters.
+ * RDS_INFO_CONNECTIONS snapshot, the IB transport's ib_counters and the
+ * module's parameters.
  *
  * Define TWO_HOST_NAME (the test's name, used when RDS_TEST is unset)
  * before including this.
@@ -322,6 +323,26 @@ static inline long long counter(const char *line, const char *key)
 			p++;
 	}
 	return -1;
+}
+
+/* A module parameter as a number; -1 (noted) when it cannot be read. */
+static inline long long rds_param(const char *name)
+{
+	char path[256], buf[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/rds/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f || !fgets(buf, sizeof(buf), f)) {
+		note("cannot read %s", path);
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	if (buf[0] == 'Y' || buf[0] == 'N')	/* bool */
+		return buf[0] == 'Y';
+	return strtoll(buf, NULL, 0);
 }
 
 #endif /* _TWO_HOST_H */

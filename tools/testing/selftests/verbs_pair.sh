@@ -37,7 +37,7 @@ for attempt in 1 2 3 4 5; do
 		echo "# succeeded at attempt $attempt"
 		break
 	fi
-	echo "# attempt $attempt failed (rc $rc), retrying"
+	test_retry "ib_send_bw attempt $attempt failed (rc $rc)"
 done
 if [ $ok = 1 ]; then
 	ksft_ok "ib_send_bw 200 x 4 KiB over RC between the hosts"

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The connect private data of the kernel's own RDS over IB, and the
+ * classification of a received one: see mlhs.h.
+ * Pure code: no locks, no allocation, no verbs.
+ */
+#ifdef __KERNEL__
+#include <linux/string.h>
+#else
+#include <string.h>
+#endif
+
+#include "hs.h"
+#include "mlhs.h"
+
+static const char *const rds_ib_mlhs_reasons[RDS_IB_MLHS_R_MAX] = {
+	[RDS_IB_MLHS_OK]	= "ok",
+	[RDS_IB_MLHS_R_EMPTY]	= "no private data",
+	[RDS_IB_MLHS_R_SHORT]	= "short",
+	[RDS_IB_MLHS_R_NOVER]	= "no version",
+	[RDS_IB_MLHS_R_VERSION]	= "version",
+	[RDS_IB_MLHS_R_ADDR]	= "addresses",
+};
+
+const char *rds_ib_mlhs_reason_name(enum rds_ib_mlhs_reason reason)
+{
+	if ((unsigned int)reason >= RDS_IB_MLHS_R_MAX)
+		return "unknown";
+	return rds_ib_mlhs_reasons[reason];
+}
+
+/* ::ffff:0:0/96, the prefix of an IPv4-mapped address */
+static const u8 rds_ib_mlhs_v4mapped[12] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
+};
+
+static void rds_ib_mlhs_cmn_put(const struct rds_ib_mlhs *m,
+				struct rds_ib_mlhs_cmn *c)
+{
+	c->major = m->major;
+	c->minor = m->minor;
+	c->minor_mask = cpu_to_be16(m->minor_mask);
+	c->tos = m->tos;
+	c->reserved1 = m->reserved1;
+	c->reserved2 = cpu_to_be16(m->reserved2);
+	c->ack_seq = cpu_to_be64(m->ack_seq);
+	c->credit = cpu_to_be32(m->credit);
+	memset(c->pad, 0, sizeof(c->pad));
+}
+
+static void rds_ib_mlhs_cmn_get(const struct rds_ib_mlhs_cmn *c,
+				struct rds_ib_mlhs *m)
+{
+	m->major = c->major;
+	m->minor = c->minor;
+	m->minor_mask = be16_to_cpu(c->minor_mask);
+	m->tos = c->tos;
+	m->reserved1 = c->reserved1;
+	m->reserved2 = be16_to_cpu(c->reserved2);
+	m->ack_seq = be64_to_cpu(c->ack_seq);
+	m->credit = be32_to_cpu(c->credit);
+}
+
+size_t rds_ib_mlhs_encode(const struct rds_ib_mlhs *m, void *buf,
+			  size_t room)
+{
+	struct rds_ib_mlhs_v6 w6;
+	struct rds_ib_mlhs_v4 w4;
+
+	if (m->v6) {
+		if (room < sizeof(w6))
+			return 0;
+		memcpy(w6.saddr, m->saddr, 16);
+		memcpy(w6.daddr, m->daddr, 16);
+		rds_ib_mlhs_cmn_put(m, &w6.cmn);
+		memcpy(buf, &w6, sizeof(w6));
+		return sizeof(w6);
+	}
+	if (room < sizeof(w4) ||
+	    memcmp(m->saddr, rds_ib_mlhs_v4mapped, 12) ||
+	    memcmp(m->daddr, rds_ib_mlhs_v4mapped, 12))
+		return 0;
+	memcpy(&w4.saddr, m->saddr + 12, 4);
+	memcpy(&w4.daddr, m->daddr + 12, 4);
+	rds_ib_mlhs_cmn_put(m, &w4.cmn);
+	memcpy(buf, &w4, sizeof(w4));
+	return sizeof(w4);
+}
+
+enum rds_ib_mlhs_reason rds_ib_mlhs_decode(const void *buf, size_t len,
+					   bool v6, struct rds_ib_mlhs *m)
+{
+	if (!buf || !len)
+		return RDS_IB_MLHS_R_EMPTY;
+	memset(m, 0, sizeof(*m));
+	m->v6 = v6;
+	if (v6) {
+		struct rds_ib_mlhs_v6 w;
+
+		if (len < sizeof(w))
+			return RDS_IB_MLHS_R_SHORT;
+		memcpy(&w, buf, sizeof(w));
+		memcpy(m->saddr, w.saddr, 16);
+		memcpy(m->daddr, w.daddr, 16);
+		rds_ib_mlhs_cmn_get(&w.cmn, m);
+	} else {
+		struct rds_ib_mlhs_v4 w;
+
+		if (len < sizeof(w))
+			return RDS_IB_MLHS_R_SHORT;
+		memcpy(&w, buf, sizeof(w));
+		memcpy(m->saddr, rds_ib_mlhs_v4mapped, 12);
+		memcpy(m->saddr + 12, &w.saddr, 4);
+		memcpy(m->daddr, rds_ib_mlhs_v4mapped, 12);
+		memcpy(m->daddr + 12, &w.daddr, 4);
+		rds_ib_mlhs_cmn_get(&w.cmn, m);
+	}
+	return RDS_IB_MLHS_OK;
+}
+
+u16 rds_ib_mlhs_negotiate(u8 major, u8 minor, u16 mask)
+{
+	u16 common = mask & RDS_IB_MLHS_MASK;
+
+	if (major == 4 && common)
+		return RDS_IB_MLHS_PROTO(4, (common & 2) ? 1 : 0);
+	if (RDS_IB_MLHS_PROTO(major, minor) == RDS_IB_MLHS_3_1)
+		return RDS_IB_MLHS_3_1;
+	return 0;
+}
+
+bool rds_ib_mlhs_gen_refused(u32 gen)
+{
+	return gen >> 24 &&
+	       !rds_ib_mlhs_negotiate(gen >> 24, gen >> 16, gen & 0xffff);
+}
+
+/* Judge a decoded mainline private data: its version, its addresses. */
+static enum rds_ib_mlhs_reason rds_ib_mlhs_judge(struct rds_ib_pd_class *c,
+						 const u8 *local,
+						 const u8 *peer)
+{
+	const struct rds_ib_mlhs *m = &c->ml;
+
+	if (!m->major)
+		return RDS_IB_MLHS_R_NOVER;
+	c->proto = rds_ib_mlhs_negotiate(m->major, m->minor, m->minor_mask);
+	if (!c->proto)
+		return RDS_IB_MLHS_R_VERSION;
+	if ((local && memcmp(m->daddr, local, 16)) ||
+	    (peer && memcmp(m->saddr, peer, 16)))
+		return RDS_IB_MLHS_R_ADDR;
+	return RDS_IB_MLHS_OK;
+}
+
+enum rds_ib_pd_kind rds_ib_pd_classify(const void *buf, size_t len, bool v6,
+				       const u8 *local, const u8 *peer,
+				       struct rds_ib_pd_class *c)
+{
+	__be32 magic;
+
+	memset(c, 0, sizeof(*c));
+	c->kind = RDS_IB_PD_UNKNOWN;
+	c->reason = rds_ib_mlhs_decode(buf, len, v6, &c->ml);
+	if (c->reason == RDS_IB_MLHS_OK)
+		c->reason = rds_ib_mlhs_judge(c, local, peer);
+
+	if (buf && len >= sizeof(magic)) {
+		memcpy(&magic, buf, sizeof(magic));
+		/* Ours starts with the magic.  So does a mainline private
+		 * data from a peer whose address reads "RDSi": that one is
+		 * mainline's only if it names both known addresses.
+		 */
+		if (be32_to_cpu(magic) == RDS_IB_HS_MAGIC &&
+		    !(c->reason == RDS_IB_MLHS_OK && local && peer)) {
+			c->kind = RDS_IB_PD_OURS;
+			c->reason = RDS_IB_MLHS_OK;
+			c->proto = 0;
+			return c->kind;
+		}
+	}
+	if (c->reason == RDS_IB_MLHS_OK)
+		c->kind = RDS_IB_PD_MAINLINE;
+	return c->kind;
+}

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The connect private data of the kernel's own RDS over IB ("mainline"),
+ * and the classification of a received private data as ours, mainline's
+ * or unknown (Documentation/interop.md).  Pure code, no locks or
+ * allocation: compiled into the module and into the user-space unit test
+ * tools/testing/unit/mlhs_test.
+ *
+ * Layout (big-endian; 32 bytes over IPv4, 56 over IPv6, which is all an
+ * IB CM REQ leaves to rdma_cm's user):
+ *
+ *   v4   v6
+ *    0    0  saddr       sender's address (4 or 16 bytes)
+ *    4   16  daddr       receiver's address (4 or 16 bytes)
+ *    8   32  major       protocol major version
+ *    9   33  minor       protocol minor version
+ *   10   34  minor_mask  be16: minor versions the sender speaks (bit n:
+ *                        minor n); mainline sends 0x0003
+ *   12   36  tos         type of service
+ *   13   37  reserved1   0
+ *   14   38  reserved2   be16, 0 (Oracle's UEK puts a fragment size here)
+ *   16   40  ack_seq     be64: last sequence number the sender received
+ *   24   48  credit      be32: receives granted (mainline: 0 in practice)
+ *   28   52  pad         4 bytes, 0 (the tail padding of mainline's C
+ *                        struct, which it sends and requires)
+ *
+ * Versions: mainline connects offering 3.1 with mask 0x0003.  Accepting,
+ * it takes major 4 with (mask & 3) != 0 as 4.(highest bit of mask & 3),
+ * exactly 3.1 as 3.1, no private data or major 0 as 4.0, and refuses the
+ * rest (a REJ whose 4 bytes are the int 1, in the sender's byte order).
+ */
+#ifndef _RDS_IB_MLHS_H
+#define _RDS_IB_MLHS_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
+#include <asm/byteorder.h>
+#else
+#include "kshim.h"
+#endif
+
+#define RDS_IB_MLHS_V4_LEN	32
+#define RDS_IB_MLHS_V6_LEN	56
+#define RDS_IB_MLHS_MASK	0x0003	/* minors 0 and 1 */
+#define RDS_IB_MLHS_PROTO(maj, min)	((u16)((maj) << 8 | (min)))
+#define RDS_IB_MLHS_3_1		RDS_IB_MLHS_PROTO(3, 1)
+#define RDS_IB_MLHS_4_0		RDS_IB_MLHS_PROTO(4, 0)
+#define RDS_IB_MLHS_4_1		RDS_IB_MLHS_PROTO(4, 1)
+/* The int mainline's refusal carries (RDS_RDMA_REJ_INCOMPAT). */
+#define RDS_IB_MLHS_REJ_INCOMPAT	1
+
+/* The fields both layouts share, after the addresses. */
+struct rds_ib_mlhs_cmn {
+	u8	major;
+	u8	minor;
+	__be16	minor_mask;
+	u8	tos;
+	u8	reserved1;
+	__be16	reserved2;
+	__be64	ack_seq;
+	__be32	credit;
+	u8	pad[4];		/* the C struct's tail padding: 0 */
+} __packed;
+
+struct rds_ib_mlhs_v4 {
+	__be32			saddr;
+	__be32			daddr;
+	struct rds_ib_mlhs_cmn	cmn;
+} __packed;
+
+struct rds_ib_mlhs_v6 {
+	u8			saddr[16];
+	u8			daddr[16];
+	struct rds_ib_mlhs_cmn	cmn;
+} __packed;
+
+static_assert(sizeof(struct rds_ib_mlhs_cmn) == 24);
+static_assert(sizeof(struct rds_ib_mlhs_v4) == RDS_IB_MLHS_V4_LEN);
+static_assert(sizeof(struct rds_ib_mlhs_v6) == RDS_IB_MLHS_V6_LEN);
+static_assert(offsetof(struct rds_ib_mlhs_v4, cmn.ack_seq) == 16);
+static_assert(offsetof(struct rds_ib_mlhs_v6, cmn.ack_seq) == 40);
+
+/* A decoded mainline private data.  Addresses are 16 bytes in network
+ * order; an IPv4 one is IPv4-mapped (::ffff:a.b.c.d), as in
+ * struct rds_connection.
+ */
+struct rds_ib_mlhs {
+	bool	v6;
+	u8	saddr[16];
+	u8	daddr[16];
+	u8	major;
+	u8	minor;
+	u16	minor_mask;
+	u8	tos;
+	u8	reserved1;
+	u16	reserved2;
+	u64	ack_seq;
+	u32	credit;
+};
+
+/* What a received private data is. */
+enum rds_ib_pd_kind {
+	RDS_IB_PD_UNKNOWN = 0,
+	RDS_IB_PD_OURS,		/* our handshake (hs.h): its decoder judges it */
+	RDS_IB_PD_MAINLINE,	/* the kernel's RDS, a version it speaks */
+};
+
+/* Why a private data is not a mainline one we could talk to. */
+enum rds_ib_mlhs_reason {
+	RDS_IB_MLHS_OK = 0,
+	RDS_IB_MLHS_R_EMPTY,	/* no private data at all */
+	RDS_IB_MLHS_R_SHORT,	/* shorter than the layout */
+	RDS_IB_MLHS_R_NOVER,	/* major 0: no version (mainline: 4.0) */
+	RDS_IB_MLHS_R_VERSION,	/* not 3.1, nor 4 with a usable mask */
+	RDS_IB_MLHS_R_ADDR,	/* addresses not the connection's */
+	RDS_IB_MLHS_R_MAX,
+};
+
+/* A classification: the kind, for MAINLINE the decoded fields and the
+ * protocol version a mainline accepting side would choose (proto), for
+ * UNKNOWN why (reason, and mainline's fields as far as they could be
+ * read).
+ */
+struct rds_ib_pd_class {
+	enum rds_ib_pd_kind	kind;
+	enum rds_ib_mlhs_reason	reason;
+	u16			proto;
+	struct rds_ib_mlhs	ml;
+};
+
+/* Encode m into buf (room bytes): returns the length written (32 or 56),
+ * or 0 if room is too small or an IPv4 layout is asked for addresses that
+ * are not IPv4-mapped.  Reserved fields are written as given.
+ */
+size_t rds_ib_mlhs_encode(const struct rds_ib_mlhs *m, void *buf,
+			  size_t room);
+
+/* Decode the layout (v6 or not) from len bytes, without judging the
+ * version: RDS_IB_MLHS_R_EMPTY or _SHORT, else OK and m filled.  Bytes
+ * past the layout are ignored, as mainline does.
+ */
+enum rds_ib_mlhs_reason rds_ib_mlhs_decode(const void *buf, size_t len,
+					   bool v6, struct rds_ib_mlhs *m);
+
+/* The version an accepting mainline would choose for an offer of major,
+ * minor and mask, or 0 where it refuses.  Major 0 is refused here (where
+ * mainline would assume 4.0): nothing that runs today sends it.
+ */
+u16 rds_ib_mlhs_negotiate(u8 major, u8 minor, u16 mask);
+
+/* Classify len bytes of private data received on a v6 (or v4) listener
+ * or connection.  local and peer (16 bytes each, IPv4-mapped for v4) are
+ * the connection's addresses as rdma_cm saw them, or NULL where unknown;
+ * a mainline private data must name them (saddr is the peer).
+ * Returns c->kind.
+ */
+enum rds_ib_pd_kind rds_ib_pd_classify(const void *buf, size_t len, bool v6,
+				       const u8 *local, const u8 *peer,
+				       struct rds_ib_pd_class *c);
+
+/* Whether a request of ours (hs.h) carrying generation gen is refused by
+ * the kernel's RDS.  It reads bytes 8..11 of ours (gen) as its major,
+ * minor and mask: with some generations (top byte 0, 3 then 1, or 4 with
+ * one of the two low bits) it would accept a request it cannot speak,
+ * for a connection between made-up addresses.
+ */
+bool rds_ib_mlhs_gen_refused(u32 gen);
+
+const char *rds_ib_mlhs_reason_name(enum rds_ib_mlhs_reason reason);
+
+#endif /* _RDS_IB_MLHS_H */

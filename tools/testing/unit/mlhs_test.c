@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit test of net/ib/mlhs.c: the kernel's own RDS connect private data
+ * (IPv4 and IPv6 layouts) and the classification of a received private
+ * data as ours, mainline's or unknown.
+ *
+ * The code is checked against a deliberately naive reference written here
+ * from the layout in mlhs.h (byte offsets, big-endian by hand): named
+ * cases, every length 0..64 of both layouts, every value of every byte,
+ * random handshakes and random garbage (printed seed), every version
+ * offer.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "unit.h"
+#include "../../../net/ib/hs.h"
+#include "../../../net/ib/mlhs.h"
+
+static u64 get_be(const unsigned char *p, int n)
+{
+	u64 v = 0;
+
+	while (n--)
+		v = v << 8 | *p++;
+	return v;
+}
+
+static void put_be(unsigned char *p, int n, u64 v)
+{
+	while (n--) {
+		p[n] = v & 0xff;
+		v >>= 8;
+	}
+}
+
+/* The reference version rule (mlhs.h's comment, major 0 refused). */
+static u16 ref_negotiate(unsigned int major, unsigned int minor,
+			 unsigned int mask)
+{
+	if (major == 4 && (mask & 2))
+		return 0x0401;
+	if (major == 4 && (mask & 1))
+		return 0x0400;
+	if (major == 3 && minor == 1)
+		return 0x0301;
+	return 0;
+}
+
+static void mapped(unsigned char *a16, const unsigned char *v4)
+{
+	memset(a16, 0, 10);
+	a16[10] = a16[11] = 0xff;
+	memcpy(a16 + 12, v4, 4);
+}
+
+/* The sender's and receiver's addresses of a layout, 16 bytes each. */
+static void ref_addrs(const unsigned char *b, bool v6, unsigned char *s,
+		      unsigned char *d)
+{
+	if (v6) {
+		memcpy(s, b, 16);
+		memcpy(d, b + 16, 16);
+	} else {
+		mapped(s, b);
+		mapped(d, b + 4);
+	}
+}
+
+/* The reference classifier: kind, and reason when not ours. */
+static enum rds_ib_pd_kind ref_classify(const unsigned char *b, size_t len,
+					bool v6, const unsigned char *local,
+					const unsigned char *peer,
+					enum rds_ib_mlhs_reason *reason,
+					u16 *proto)
+{
+	size_t need = v6 ? 56 : 32, alen = v6 ? 16 : 4;
+	const unsigned char *c = b + 2 * alen;	/* the common part */
+	unsigned char s[16], d[16];
+	enum rds_ib_mlhs_reason r;
+	bool magic = len >= 4 && get_be(b, 4) == 0x52445369;
+
+	*proto = 0;
+	if (len == 0) {
+		r = RDS_IB_MLHS_R_EMPTY;
+	} else if (len < need) {
+		r = RDS_IB_MLHS_R_SHORT;
+	} else {
+		ref_addrs(b, v6, s, d);
+		*proto = ref_negotiate(c[0], c[1], get_be(c + 2, 2));
+		if (!c[0])
+			r = RDS_IB_MLHS_R_NOVER;
+		else if (!*proto)
+			r = RDS_IB_MLHS_R_VERSION;
+		else if ((local && memcmp(d, local, 16)) ||
+			 (peer && memcmp(s, peer, 16)))
+			r = RDS_IB_MLHS_R_ADDR;
+		else
+			r = RDS_IB_MLHS_OK;
+	}
+	if (magic && !(r == RDS_IB_MLHS_OK && local && peer)) {
+		*reason = RDS_IB_MLHS_OK;
+		*proto = 0;
+		return RDS_IB_PD_OURS;
+	}
+	*reason = r;
+	if (r != RDS_IB_MLHS_OK)
+		*proto = r == RDS_IB_MLHS_R_ADDR ? *proto : 0;
+	return r == RDS_IB_MLHS_OK ? RDS_IB_PD_MAINLINE : RDS_IB_PD_UNKNOWN;
+}
+
+/* Classify with the module's code and the reference; they must agree. */
+static enum rds_ib_pd_kind both(const unsigned char *b, size_t len, bool v6,
+				const unsigned char *local,
+				const unsigned char *peer,
+				struct rds_ib_pd_class *c)
+{
+	enum rds_ib_mlhs_reason rr;
+	enum rds_ib_pd_kind k, rk;
+	u16 rp;
+
+	k = rds_ib_pd_classify(b, len, v6, local, peer, c);
+	rk = ref_classify(b, len, v6, local, peer, &rr, &rp);
+	EXPECT(k == c->kind && k == rk && c->reason == rr &&
+	       (k != RDS_IB_PD_MAINLINE || c->proto == rp),
+	       "len %zu v6 %d: kind %d/%d (ref %d) reason %d (ref %d) proto %x (ref %x)",
+	       len, v6, k, c->kind, rk, c->reason, rr, c->proto, rp);
+	return k;
+}
+
+/* The fields decode must produce from a valid layout. */
+static void ref_fields_match(const unsigned char *b, bool v6,
+			     const struct rds_ib_mlhs *m)
+{
+	size_t alen = v6 ? 16 : 4;
+	const unsigned char *c = b + 2 * alen;
+	unsigned char s[16], d[16];
+
+	ref_addrs(b, v6, s, d);
+	EXPECT(m->v6 == v6, "v6");
+	EXPECT(!memcmp(m->saddr, s, 16) && !memcmp(m->daddr, d, 16),
+	       "addresses");
+	EXPECT(m->major == c[0] && m->minor == c[1], "version");
+	EXPECT(m->minor_mask == get_be(c + 2, 2), "minor_mask");
+	EXPECT(m->tos == c[4] && m->reserved1 == c[5], "tos, reserved1");
+	EXPECT(m->reserved2 == get_be(c + 6, 2), "reserved2");
+	EXPECT(m->ack_seq == get_be(c + 8, 8), "ack_seq");
+	EXPECT(m->credit == get_be(c + 16, 4), "credit");
+}
+
+static const unsigned char A1[4] = { 10, 0, 0, 1 }, A2[4] = { 10, 0, 0, 2 };
+static unsigned char L4[16], P4[16], L6[16], P6[16];
+
+/* A valid mainline offer from P to L (what mainline's active side sends). */
+static void offer(struct rds_ib_mlhs *m, bool v6)
+{
+	memset(m, 0, sizeof(*m));
+	m->v6 = v6;
+	memcpy(m->saddr, v6 ? P6 : P4, 16);
+	memcpy(m->daddr, v6 ? L6 : L4, 16);
+	m->major = 3;
+	m->minor = 1;
+	m->minor_mask = RDS_IB_MLHS_MASK;
+	m->ack_seq = 0;
+}
+
+static void random_mlhs(struct rds_ib_mlhs *m, bool v6)
+{
+	unsigned int i;
+
+	memset(m, 0, sizeof(*m));
+	m->v6 = v6;
+	for (i = 0; i < 16; i++) {
+		m->saddr[i] = rnd();
+		m->daddr[i] = rnd();
+	}
+	if (!v6) {
+		memcpy(m->saddr, L4, 12);
+		memcpy(m->daddr, L4, 12);
+	}
+	m->major = rnd();
+	m->minor = rnd();
+	m->minor_mask = rnd();
+	m->tos = rnd();
+	m->reserved1 = rnd();
+	m->reserved2 = rnd();
+	m->ack_seq = rnd();
+	m->credit = rnd();
+}
+
+/* Named cases: what each private data is, and why. */
+struct pd_case {
+	const char *name;
+	bool v6;
+	int len;		/* -1: the layout's own */
+	int major, minor, mask;	/* -1: the valid offer's */
+	int what;		/* 0 none, 1 wrong daddr, 2 wrong saddr,
+				 * 3 our handshake, 4 no addresses known,
+				 * 5 saddr "RDSi", 6 as 5 with no peer known
+				 */
+	enum rds_ib_pd_kind kind;
+	enum rds_ib_mlhs_reason reason;
+	u16 proto;
+};
+
+static const struct pd_case cases[] = {
+	{ "v4 offer 3.1 mask 3", 0, -1, -1, -1, -1, 0, RDS_IB_PD_MAINLINE, 0, 0x0301 },
+	{ "v6 offer 3.1 mask 3", 1, -1, -1, -1, -1, 0, RDS_IB_PD_MAINLINE, 0, 0x0301 },
+	{ "v4 offer 3.1 mask 0", 0, -1, 3, 1, 0, 0, RDS_IB_PD_MAINLINE, 0, 0x0301 },
+	{ "v4 offer 4.1 mask 3", 0, -1, 4, 1, 3, 0, RDS_IB_PD_MAINLINE, 0, 0x0401 },
+	{ "v6 offer 4.0 mask 1", 1, -1, 4, 0, 1, 0, RDS_IB_PD_MAINLINE, 0, 0x0400 },
+	{ "v4 offer 4.9 mask 2", 0, -1, 4, 9, 2, 0, RDS_IB_PD_MAINLINE, 0, 0x0401 },
+	{ "v4 offer 4.1 mask 0x8000", 0, -1, 4, 1, 0x8000, 0, RDS_IB_PD_UNKNOWN, RDS_IB_MLHS_R_VERSION, 0 },
+	{ "v4 offer 4.1 mask 4", 0, -1, 4, 1, 4, 0, RDS_IB_PD_UNKNOWN, RDS_IB_MLHS_R_VERSION, 0 },
+	{ "v4 offer 4.1 mask 0", 0, -1, 4, 1, 0, 0, RDS_IB_PD_UNKNOWN, RDS_IB_MLHS_R_VERSION, 0 },
+	{ "v4 offer 3.0", 0, -1, 3, 0, 3, 0, RDS_IB_PD_UNKNOWN, RDS_IB_MLHS_R_VERSION, 0 },
+	{ "v6 offer 3.2", 1, -1, 3, 2, 3, 0, RDS_IB_PD_UNKNOWN, RDS_IB_MLHS_R_VERSION, 0 },
+	{ "v4 offer 5.1", 0, -1, 5, 1, 3, 0, RDS_IB_PD_UNKNOWN, RDS_IB_MLHS_R_VERSION, 0 },
+	{ "v4 major 0", 0, -1, 0, 0, 0, 0, RDS_IB_PD_UNKNOWN, RDS_IB_MLHS_R_NOVER, 0 },
+	{ "v6 major 0 mask 3", 1, -1, 0, 1, 3, 0, RDS_IB_PD_UNKNOWN, RDS_IB_MLHS_R_NOVER, 0 },
+	{ "v4 empty", 0, 0, -1, -1, -1, 0, RDS_IB_PD_UNKNOWN, RDS_IB_MLHS_R_EMPTY, 0 },
+	{ "v6 empty", 1, 0, -1, -1, -1, 0, RDS_IB_PD_UNKNOWN, RDS_IB_MLHS_R_EMPTY, 0 },
+	{ "v4 31 bytes", 0, 31, -1, -1, -1, 0, RDS_IB_PD_UNKNOWN, RDS_IB_MLHS_R_SHORT, 0 },
+	{ "v6 55 bytes", 1, 55, -1, -1, -1, 0, RDS_IB_PD_UNKNOWN, RDS_IB_MLHS_R_SHORT, 0 },
+	{ "v6 layout 32 bytes (a v4 offer)", 1, 32, -1, -1, -1, 0, RDS_IB_PD_UNKNOWN, RDS_IB_MLHS_R_SHORT, 0 },
+	{ "v4 33 bytes", 0, 33, -1, -1, -1, 0, RDS_IB_PD_MAINLINE, 0, 0x0301 },
+	{ "v4 daddr not ours", 0, -1, -1, -1, -1, 1, RDS_IB_PD_UNKNOWN, RDS_IB_MLHS_R_ADDR, 0x0301 },
+	{ "v6 saddr not the peer", 1, -1, -1, -1, -1, 2, RDS_IB_PD_UNKNOWN, RDS_IB_MLHS_R_ADDR, 0x0301 },
+	{ "v4 addresses unknown", 0, -1, -1, -1, -1, 4, RDS_IB_PD_MAINLINE, 0, 0x0301 },
+	{ "v4 ours", 0, 40, -1, -1, -1, 3, RDS_IB_PD_OURS, 0, 0 },
+	{ "v6 ours", 1, 56, -1, -1, -1, 3, RDS_IB_PD_OURS, 0, 0 },
+	{ "v4 ours, 8 bytes", 0, 8, -1, -1, -1, 3, RDS_IB_PD_OURS, 0, 0 },
+	{ "v4 mainline from 82.68.83.105", 0, -1, -1, -1, -1, 5, RDS_IB_PD_MAINLINE, 0, 0x0301 },
+	{ "v4 same, peer unknown: ours", 0, -1, -1, -1, -1, 6, RDS_IB_PD_OURS, 0, 0 },
+};
+
+static void run_case(const struct pd_case *t)
+{
+	unsigned char buf[64], peer[16];
+	const unsigned char *lp, *pp;
+	struct rds_ib_pd_class c;
+	struct rds_ib_mlhs m;
+	size_t len;
+
+	memset(buf, 0, sizeof(buf));
+	offer(&m, t->v6);
+	if (t->major >= 0) {
+		m.major = t->major;
+		m.minor = t->minor;
+		m.minor_mask = t->mask;
+	}
+	lp = t->v6 ? L6 : L4;
+	pp = t->v6 ? P6 : P4;
+	if (t->what == 1)
+		m.daddr[15] ^= 1;
+	if (t->what == 2)
+		m.saddr[0] ^= 0x80;
+	if (t->what == 4)
+		lp = pp = NULL;
+	if (t->what == 5 || t->what == 6) {
+		memcpy(peer, P4, 12);
+		put_be(peer + 12, 4, 0x52445369);
+		memcpy(m.saddr, peer, 16);
+		pp = t->what == 5 ? peer : NULL;
+	}
+	len = rds_ib_mlhs_encode(&m, buf, sizeof(buf));
+	EXPECT(len == (t->v6 ? 56u : 32u), "%s: encoded %zu", t->name, len);
+	if (t->what == 3) {
+		struct rds_ib_hs hs = {
+			.major = RDS_IB_HS_MAJOR, .minor = RDS_IB_HS_MINOR,
+			.frag_shift = 13, .hello.gen = 0x04000003,
+		};
+
+		memset(buf, 0, sizeof(buf));
+		rds_ib_hs_encode(&hs, buf);
+	}
+	if (t->len >= 0)
+		len = t->len;
+	both(buf, len, t->v6, lp, pp, &c);
+	EXPECT(c.kind == t->kind && c.reason == t->reason &&
+	       (t->kind != RDS_IB_PD_MAINLINE || c.proto == t->proto),
+	       "%s: kind %d reason %s proto %x", t->name, c.kind,
+	       rds_ib_mlhs_reason_name(c.reason), c.proto);
+	if (c.kind == RDS_IB_PD_MAINLINE)
+		ref_fields_match(buf, t->v6, &c.ml);
+}
+
+/* Whether mainline's accepting side takes these bytes (its rule as
+ * mlhs.h states it, major 0 and no data included): for the hazard count.
+ */
+static bool mainline_takes(const unsigned char *b, size_t len, bool v6)
+{
+	const unsigned char *c = b + (v6 ? 32 : 8);
+
+	if (!len || len < (v6 ? 56u : 32u) || !c[0])
+		return true;	/* "4.0" */
+	return ref_negotiate(c[0], c[1], get_be(c + 2, 2)) != 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned char buf[64], b2[64];
+	u64 seed = argc > 1 ? strtoull(argv[1], NULL, 0) : (u64)time(NULL);
+	struct rds_ib_pd_class c;
+	struct rds_ib_mlhs m, out;
+	unsigned int i, v, len, v6, major, minor, mask, taken;
+	int f;
+
+	rng = seed | 1;
+	printf("TAP version 13\n1..9\n# seed 0x%llx (rerun: %s 0x%llx)\n",
+	       (unsigned long long)seed, argv[0], (unsigned long long)seed);
+	mapped(L4, A1);
+	mapped(P4, A2);
+	for (i = 0; i < 16; i++) {
+		L6[i] = 0xfe - i;
+		P6[i] = 0x20 + i;
+	}
+
+	f = failures;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		run_case(&cases[i]);
+	report("named cases: ours, mainline 3.1/4.0/4.1, each refusal", f);
+
+	f = failures;
+	for (i = 0; i < 100000; i++) {
+		unsigned char ref[56];
+		size_t n;
+
+		v6 = i & 1;
+		random_mlhs(&m, v6);
+		memset(buf, 0xee, sizeof(buf));
+		n = rds_ib_mlhs_encode(&m, buf, sizeof(buf));
+		EXPECT(n == (v6 ? 56u : 32u), "encode length %zu", n);
+		/* The reference layout, by hand (the padding 0). */
+		memset(ref, 0, sizeof(ref));
+		memcpy(ref, v6 ? m.saddr : m.saddr + 12, v6 ? 16 : 4);
+		memcpy(ref + (v6 ? 16 : 4), v6 ? m.daddr : m.daddr + 12,
+		       v6 ? 16 : 4);
+		{
+			unsigned char *p = ref + (v6 ? 32 : 8);
+
+			p[0] = m.major;
+			p[1] = m.minor;
+			put_be(p + 2, 2, m.minor_mask);
+			p[4] = m.tos;
+			p[5] = m.reserved1;
+			put_be(p + 6, 2, m.reserved2);
+			put_be(p + 8, 8, m.ack_seq);
+			put_be(p + 16, 4, m.credit);
+		}
+		EXPECT(!memcmp(buf, ref, n), "encoded bytes");
+		EXPECT(buf[n] == 0xee, "nothing written past the layout");
+		EXPECT(rds_ib_mlhs_decode(buf, n, v6, &out) == RDS_IB_MLHS_OK,
+		       "decode");
+		EXPECT(!memcmp(&out, &m, sizeof(m)), "round trip");
+		ref_fields_match(buf, v6, &out);
+	}
+	report("100000 random private data: encode matches the layout, round trip",
+	       f);
+
+	f = failures;
+	offer(&m, false);
+	EXPECT(rds_ib_mlhs_encode(&m, buf, 31) == 0, "v4 in 31 bytes");
+	EXPECT(rds_ib_mlhs_encode(&m, buf, 32) == 32, "v4 in 32 bytes");
+	m.v6 = true;
+	EXPECT(rds_ib_mlhs_encode(&m, buf, 55) == 0, "v6 in 55 bytes");
+	EXPECT(rds_ib_mlhs_encode(&m, buf, 56) == 56, "v6 in 56 bytes");
+	offer(&m, true);
+	m.v6 = false;
+	EXPECT(rds_ib_mlhs_encode(&m, buf, 64) == 0,
+	       "v4 layout of IPv6 addresses refused");
+	for (v6 = 0; v6 < 2; v6++) {
+		offer(&m, v6);
+		memset(buf, 0, sizeof(buf));
+		rds_ib_mlhs_encode(&m, buf, sizeof(buf));
+		for (len = 0; len <= sizeof(buf); len++) {
+			enum rds_ib_mlhs_reason want;
+
+			want = !len ? RDS_IB_MLHS_R_EMPTY :
+			       len < (v6 ? 56 : 32) ? RDS_IB_MLHS_R_SHORT :
+			       RDS_IB_MLHS_OK;
+			EXPECT(rds_ib_mlhs_decode(buf, len, v6, &out) == want,
+			       "decode v6 %u length %u", v6, len);
+			both(buf, len, v6, v6 ? L6 : L4, v6 ? P6 : P4, &c);
+			EXPECT((c.kind == RDS_IB_PD_MAINLINE) ==
+			       (want == RDS_IB_MLHS_OK),
+			       "classify v6 %u length %u", v6, len);
+		}
+		EXPECT(rds_ib_mlhs_decode(NULL, 56, v6, &out) ==
+		       RDS_IB_MLHS_R_EMPTY, "NULL");
+		both(NULL, 0, v6, NULL, NULL, &c);
+	}
+	report("every length 0..64 of both layouts; encode room boundaries", f);
+
+	f = failures;
+	for (v6 = 0; v6 < 2; v6++) {
+		size_t n;
+
+		offer(&m, v6);
+		memset(buf, 0, sizeof(buf));
+		n = rds_ib_mlhs_encode(&m, buf, sizeof(buf));
+		for (i = 0; i < n; i++) {
+			for (v = 0; v < 256; v++) {
+				memcpy(b2, buf, sizeof(b2));
+				b2[i] = v;
+				both(b2, n, v6, v6 ? L6 : L4, v6 ? P6 : P4,
+				     &c);
+				if (c.kind == RDS_IB_PD_MAINLINE)
+					ref_fields_match(b2, v6, &c.ml);
+			}
+		}
+	}
+	report("every value of every byte of both layouts: classify agrees with the reference",
+	       f);
+
+	f = failures;
+	for (i = 0; i < 400000; i++) {
+		for (len = 0; len < sizeof(b2); len++)
+			b2[len] = rnd();
+		v6 = rnd() & 1;
+		/* A quarter start as a valid offer, a quarter as ours. */
+		if ((i & 3) == 1) {
+			offer(&m, v6);
+			rds_ib_mlhs_encode(&m, b2, sizeof(b2));
+			b2[rnd() % 64] = rnd();
+		} else if ((i & 3) == 2) {
+			put_be(b2, 4, 0x52445369);
+		}
+		len = rnd() % 65;
+		if (i & 4)
+			both(b2, len, v6, v6 ? L6 : L4, v6 ? P6 : P4, &c);
+		else
+			both(b2, len, v6, NULL, NULL, &c);
+	}
+	report("400000 random byte strings: classify agrees with the reference",
+	       f);
+
+	f = failures;
+	for (major = 0; major < 256; major++)
+		for (minor = 0; minor < 256; minor++)
+			for (mask = 0; mask < 16; mask++)
+				EXPECT(rds_ib_mlhs_negotiate(major, minor, mask) ==
+				       ref_negotiate(major, minor, mask),
+				       "offer %u.%u mask %x", major, minor, mask);
+	for (mask = 0; mask < 65536; mask++) {
+		EXPECT(rds_ib_mlhs_negotiate(4, 1, mask) ==
+		       ref_negotiate(4, 1, mask), "4.1 mask %x", mask);
+		EXPECT(rds_ib_mlhs_negotiate(3, 1, mask) == 0x0301,
+		       "3.1 mask %x", mask);
+	}
+	report("negotiation: every major.minor with masks 0..15, every mask of 4.1 and 3.1",
+	       f);
+
+	/* Our own handshake, read by mainline's rule: for which values of
+	 * its generation's first two bytes (mainline's major and minor) and
+	 * the mask bits it does accept today; classify must call every one
+	 * ours.
+	 */
+	f = failures;
+	taken = 0;
+	for (i = 0; i < 65536 * 4; i++) {
+		struct rds_ib_hs hs = {
+			.major = RDS_IB_HS_MAJOR, .minor = RDS_IB_HS_MINOR,
+			.frag_shift = 13,
+			.hello.gen = (i >> 2) << 16 | (i & 3),
+		};
+
+		if (!hs.hello.gen)
+			continue;
+		memset(buf, 0, sizeof(buf));
+		rds_ib_hs_encode(&hs, buf);
+		taken += mainline_takes(buf, 40, false);
+		EXPECT(rds_ib_mlhs_gen_refused(hs.hello.gen) !=
+		       mainline_takes(buf, 40, false),
+		       "gen %08x: refused by mainline's rule?", hs.hello.gen);
+		/* The same with random low bytes above the mask's bits. */
+		hs.hello.gen |= (u32)rnd() & 0xfffc;
+		memset(buf, 0, sizeof(buf));
+		rds_ib_hs_encode(&hs, buf);
+		EXPECT(rds_ib_mlhs_gen_refused(hs.hello.gen) !=
+		       mainline_takes(buf, 40, false),
+		       "gen %08x: refused by mainline's rule?", hs.hello.gen);
+		both(buf, 40, false, L4, P4, &c);
+		EXPECT(c.kind == RDS_IB_PD_OURS, "gen %08x", hs.hello.gen);
+	}
+	printf("# mainline's rule accepts our 40-byte request for %u of %u generation patterns (%.2f%%)\n",
+	       taken, 65536 * 4 - 1, taken * 100.0 / (65536 * 4 - 1));
+	EXPECT(taken > 0, "the hazard is there to count");
+	report("our handshake is ours whatever its generation; gen_refused is mainline's rule",
+	       f);
+
+	f = failures;
+	/* A refusal from mainline: the int 1 (little-endian on x86), then
+	 * the REJ's zero padding.  Not a handshake of ours.
+	 */
+	memset(buf, 0, sizeof(buf));
+	buf[0] = RDS_IB_MLHS_REJ_INCOMPAT;
+	{
+		struct rds_ib_hs hs;
+
+		EXPECT(rds_ib_hs_decode(buf, 64, &hs) == RDS_IB_HS_R_MAGIC,
+		       "mainline's REJ is not our handshake");
+	}
+	both(buf, 64, false, NULL, NULL, &c);
+	EXPECT(c.kind == RDS_IB_PD_UNKNOWN, "mainline's REJ is no offer");
+	report("mainline's refusal is neither our handshake nor an offer", f);
+
+	f = failures;
+	for (i = 0; i < RDS_IB_MLHS_R_MAX + 10; i++)
+		EXPECT(rds_ib_mlhs_reason_name(i) &&
+		       *rds_ib_mlhs_reason_name(i), "reason %u has a name", i);
+	report("every reason has a name", f);
+	return failures ? 1 : 0;
+}
