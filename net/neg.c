@@ -19,8 +19,9 @@
 #if !defined(RDS_NEG_KASAN) && !defined(RDS_NEG_KMEMLEAK) && \
 	!defined(RDS_NEG_LOCKDEP) && !defined(RDS_NEG_LOST) && \
 	!defined(RDS_NEG_DUP) && !defined(RDS_NEG_PAGELEAK) && \
-	!defined(RDS_NEG_STALERX) && !defined(RDS_NEG_DOWNWORK)
-#error "RDS_NEG: kasan, kmemleak, lockdep, lost, dup, pageleak, stalerx or downwork"
+	!defined(RDS_NEG_STALERX) && !defined(RDS_NEG_DOWNWORK) && \
+	!defined(RDS_NEG_HBNOW)
+#error "RDS_NEG: kasan, kmemleak, lockdep, lost, dup, pageleak, stalerx, downwork or hbnow"
 #endif
 
 /* lost, dup: one message in this many */

@@ -27,6 +27,9 @@
  *             5a53c40 (issue 15, lead 5): an error met during that end's
  *             drain leaves the work pending on the freed connection
  *             (ib_unload_race)
+ *   hbnow     the heartbeat declares a connection lost on its silence
+ *             alone, as before the fix (ib_hb_change: the interval
+ *             lowered on an idle connection)
  */
 #ifndef _RDS_NEG_H
 #define _RDS_NEG_H
@@ -94,6 +97,18 @@ static inline bool rds_neg_downwork(void)
 }
 #else
 static inline bool rds_neg_downwork(void)
+{
+	return false;
+}
+#endif
+
+#ifdef RDS_NEG_HBNOW
+static inline bool rds_neg_hbnow(void)
+{
+	return true;
+}
+#else
+static inline bool rds_neg_hbnow(void)
 {
 	return false;
 }

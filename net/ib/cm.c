@@ -473,23 +473,30 @@ static void rds_ib_hb_arm(struct rds_ib_conn *ic)
 
 /* Runs every heartbeat interval while the connection is up.  A peer that
  * sent nothing for an interval is asked for a sign of life (a control
- * frame it must answer); one silent for 5 intervals is declared lost, so
- * that a link that died without an error on our side (nothing in flight
- * to time out) is noticed and the connection re-formed.  The verdict is
- * reached under i_cm_mutex, where no attempt ends or begins: it falls on
- * the attempt whose silence it measured (rds_ib_conn_error() marks the
- * current queue pair as the failed one), never on the next one.
+ * frame it must answer); one that stays silent for 4 intervals after the
+ * first request of the silence (5 in all) is declared lost, so that a
+ * link that died without an error on our side (nothing in flight to time
+ * out) is noticed and the connection re-formed.  The verdict counts from
+ * the request, not from the last frame alone: a silence longer than 5
+ * intervals is normal when the interval was just lowered (the requests
+ * came at the old interval), and the peer must have had the chance to
+ * answer.  The verdict is reached under i_cm_mutex, where no attempt ends
+ * or begins: it falls on the attempt whose silence it measured
+ * (rds_ib_conn_error() marks the current queue pair as the failed one),
+ * never on the next one.
  */
 static void rds_ib_hb_work(struct work_struct *work)
 {
 	struct rds_ib_conn *ic = container_of(to_delayed_work(work),
 					      struct rds_ib_conn, i_hb_work);
 	unsigned int ms = READ_ONCE(rds_ib_heartbeat_ms);
-	unsigned long quiet;
+	unsigned long now, last, quiet, asked = 0;
 	bool up;
 
 	mutex_lock(&ic->i_cm_mutex);
-	quiet = jiffies - READ_ONCE(ic->i_last_rx);
+	now = jiffies;
+	last = READ_ONCE(ic->i_last_rx);
+	quiet = now - last;
 	spin_lock_bh(&ic->i_lock);
 	up = ic->i_up;
 	if (up && ms && quiet >= msecs_to_jiffies(ms))
@@ -497,7 +504,19 @@ static void rds_ib_hb_work(struct work_struct *work)
 	spin_unlock_bh(&ic->i_lock);
 	if (!up)
 		goto unlock;
-	if (ms && quiet >= msecs_to_jiffies(5 * ms)) {
+	if (!ms || quiet < msecs_to_jiffies(ms)) {
+		ic->i_hb_asking = false;
+	} else if (!ic->i_hb_asking || time_before(ic->i_hb_asked_at, last)) {
+		/* the first request of this silence */
+		ic->i_hb_asking = true;
+		ic->i_hb_asked_at = now;
+	} else {
+		asked = now - ic->i_hb_asked_at;
+	}
+	if (rds_neg_hbnow() && ms && quiet >= msecs_to_jiffies(5 * ms))
+		asked = quiet;
+	if (asked >= msecs_to_jiffies(4 * ms) &&
+	    quiet >= msecs_to_jiffies(5 * ms)) {
 		rds_ib_count(RDS_IB_C_HB_TIMEOUTS);
 		trace_rds_ib_heartbeat_loss(ic->i_conn,
 					    jiffies_to_msecs(quiet));
@@ -603,16 +622,6 @@ static void rds_ib_cm_refuse(struct rdma_cm_id *cm_id,
 			    rds_ib_hs_reason_name(reason));
 	rds_ib_hs_encode(&hs, buf);
 	rdma_reject(cm_id, buf, sizeof(buf), IB_CM_REJ_CONSUMER_DEFINED);
-}
-
-static bool rds_ib_addr_v4(const struct sockaddr *sa, struct in6_addr *a)
-{
-	const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
-
-	if (sa->sa_family != AF_INET)
-		return false;
-	ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, a);
-	return true;
 }
 
 /* A request from the kernel's own RDS (mlhs.h), which we do not speak yet:

@@ -343,6 +343,11 @@ struct rds_ib_conn {
 						 */
 	unsigned long		i_last_active;	/* jiffies of the last data frame */
 	unsigned long		i_last_rx;	/* jiffies of the last frame in */
+	/* under i_cm_mutex (rds_ib_hb_work()): the first heartbeat request
+	 * of the current silence was decided at i_hb_asked_at
+	 */
+	bool			i_hb_asking;
+	unsigned long		i_hb_asked_at;
 	struct delayed_work	i_timeout_work;	/* runs: an active attempt is
 						 * due to be up
 						 */

@@ -26,6 +26,10 @@
 #               (issue 15, lead 5, as before its fix) -> ib_unload_race
 #               (two hosts): the work's timer fires in freed memory: the
 #               same oops, or "ODEBUG: free active" on a debug kernel
+#   extra (only with --only; a test's own control, not an oracle's):
+#     hbnow     the heartbeat declares a connection lost on its silence
+#               alone -> ib_hb_change (two hosts): "not ok ... no
+#               heartbeat loss"
 #   debug (a -rdsdebug kernel of debug-kernel.sh; SKIP without one):
 #     kasan     a use-after-free at load       -> "BUG: KASAN: "
 #     kmemleak  an object leaked at load       -> kmemleak:
@@ -60,6 +64,7 @@ done
 
 cheap="lost dup pageleak stalerx downwork"
 debug="kasan kmemleak lockdep"
+extra="hbnow"
 case $set in
 cheap) kinds=$cheap ;;
 debug) kinds=$debug ;;
@@ -67,7 +72,7 @@ all) kinds="$cheap $debug" ;;
 esac
 if [ -n "$only" ]; then
 	kinds=$(for k in ${only//,/ }; do
-		case " $cheap $debug " in
+		case " $cheap $debug $extra " in
 		*" $k "*) echo "$k" ;;
 		*) echo "neg-controls: no control $k" >&2; exit 2 ;;
 		esac
@@ -88,6 +93,8 @@ printf '%s\n' "load 60" "rxe 60" "ib_rx_stale 600" "unload 120" \
 	> "$res/stalerx.tests"
 printf '%s\n' "load 60" "rxe 60" "ib_unload_race 600" "unload 120" \
 	> "$res/downwork.tests"
+printf '%s\n' "load 60" "rxe 60" "ib_hb_change 180" "unload 120" \
+	> "$res/hbnow.tests"
 
 n=0 pass=0 fail=0 skip=0
 result() {	# result ok|fail|skip NAME [WHY]
@@ -127,6 +134,8 @@ oracle() {	# oracle KIND -> "FILES-GLOB<TAB>ERE"
 	kmemleak) printf '%s\t%s\n' 'tests/kmemleak.log' \
 		'^not ok .*kmemleak: no object of the module leaked' ;;
 	lockdep) printf '%s\t%s\n' '*' 'possible circular locking dependency' ;;
+	hbnow) printf '%s\t%s\n' 'tests/ib_hb_change.log' \
+		'^not ok .*no heartbeat loss' ;;
 	esac
 }
 
@@ -147,7 +156,7 @@ for kind in $kinds; do
 		;;
 	esac
 	case $kind in
-	stalerx|downwork) plan=$res/$kind.tests topo=two ;;
+	stalerx|downwork|hbnow) plan=$res/$kind.tests topo=two ;;
 	esac
 	out=$res/$kind
 	mkdir -p "$out"
