@@ -17,7 +17,7 @@
 #    ib_credits=8 for this test): credits=0 with messages waiting;
 #  - rds_rdma_complete: rds-stress -D (host 1 responds with RDMA READs and
 #    WRITEs): both ops with status success;
-#  - a cut of host 1's link (heartbeat 500 ms): host 1 traces
+#  - a cut of host 1's link (host 1's heartbeat 500 ms): host 1 traces
 #    rds_ib_heartbeat_loss (silent 2500 ms at least); host 2, which sent
 #    two messages after the cut, cancels one (rds_msg_drop "send
 #    cancelled") and retransmits the other (rds_retransmit) once the link
@@ -229,7 +229,12 @@ fi
 barrier rdma_done 120 || ksft_fail "barrier rdma_done"
 
 # 6. A link cut: heartbeat loss, a cancelled send, a retransmission.
-echo 500 > $hb
+# Host 1 declares the loss (500 ms: 2.5 s of silence); host 2 keeps 2 s
+# (10 s), so that its messages after the cut are posted on the connection
+# still up, whatever the barriers take under TCG, and are retransmitted
+# when it goes down (at 500 ms host 2 could declare the loss first and
+# queue them on a connection already down: sent, not retransmitted).
+if [ "$RDS_HOST" = 1 ]; then echo 500 > $hb; else echo 2000 > $hb; fi
 echo > $I/trace
 rm -f /tmp/trace.go /tmp/trace.sent /tmp/trace.ready
 if [ "$RDS_HOST" = 2 ]; then
