@@ -144,6 +144,15 @@ counters+=$'\n'$(grep -rhoE 'rds_stats_info_one\([a-z]+, "[a-z0-9_]+"' net/ |
 # shellcheck disable=SC2046
 named "$man7" "counter" $(echo "$counters" | sort -u)
 
+# 2c'. The tracepoints (net/trace/rds.h), in the manual and in
+# Documentation/tracepoints.md.
+events=$(sed -n 's/^TRACE_EVENT(\([a-z0-9_]*\),.*/\1/p' net/trace/rds.h)
+[ -n "$events" ] || { echo "doc-check: no TRACE_EVENT in net/trace/rds.h"; bad=1; }
+# shellcheck disable=SC2086
+named "$man7" "tracepoint" $events
+# shellcheck disable=SC2086
+named Documentation/tracepoints.md "tracepoint" $events
+
 # 2d. rds-stress's long options.
 opts=$(awk '/^static const struct option longopts\[\] = \{/ { on = 1; next }
 	    on && /^};/ { exit }
