@@ -194,13 +194,22 @@ bool rds_conn_transition(struct rds_connection *conn, int old, int new,
 static void rds_conn_drop_messages(struct rds_connection *conn)
 {
 	struct rds_message *rm, *tmp;
+	unsigned int n = 0;
 	LIST_HEAD(list);
 
 	spin_lock_bh(&conn->c_lock);
 	list_splice_init(&conn->c_send_queue, &list);
 	list_splice_init(&conn->c_retrans, &list);
-	list_for_each_entry(rm, &list, m_conn_item)
+	list_for_each_entry(rm, &list, m_conn_item) {
 		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+		n++;
+	}
+	/* The lengths /proc shows, checked once in a connection's life. */
+	WARN_ONCE(n != conn->c_send_queue_n + conn->c_retrans_n,
+		  "rds: %u messages on the queues, counted %u + %u\n", n,
+		  conn->c_send_queue_n, conn->c_retrans_n);
+	conn->c_send_queue_n = 0;
+	conn->c_retrans_n = 0;
 	spin_unlock_bh(&conn->c_lock);
 
 	list_for_each_entry_safe(rm, tmp, &list, m_conn_item) {

@@ -47,17 +47,14 @@ static void rds_proc_conn(struct rds_connection *conn, void *arg)
 {
 	struct seq_file *m = arg;
 	struct rds_conn_proc p = {};
-	unsigned int queued = 0, unacked = 0;
-	struct list_head *pos;
+	unsigned int queued, unacked;
 	const char *reason;
 	u64 retransmits;
 	int state;
 
 	spin_lock_bh(&conn->c_lock);
-	list_for_each(pos, &conn->c_send_queue)
-		queued++;
-	list_for_each(pos, &conn->c_retrans)
-		unacked++;
+	queued = conn->c_send_queue_n;
+	unacked = conn->c_retrans_n;
 	retransmits = conn->c_retransmits;
 	spin_unlock_bh(&conn->c_lock);
 	if (conn->c_trans->conn_proc)

@@ -82,6 +82,7 @@ struct rds_incoming {
 enum {
 	RDS_MSG_ON_SOCK,	/* on rs->rs_send_queue, counted in snd_bytes */
 	RDS_MSG_ON_CONN,	/* on c_send_queue or c_retrans */
+	RDS_MSG_ON_RETRANS,	/* on c_retrans (under c_lock) */
 	RDS_MSG_RETRANSMITTED,
 	RDS_MSG_OP_STALE,	/* its op was posted on a connection since lost */
 	RDS_MSG_CONG_FILL,	/* a map: copied in on its first xmit */
@@ -178,12 +179,17 @@ struct rds_connection {
 	const char		*c_reset_reason;
 	unsigned long		c_flags;	/* RDS_CONN_* bits, atomic */
 
-	/* protects c_send_queue, c_retrans, c_next_tx_seq, c_next_rx_seq,
-	 * c_retransmits and the unacked counters below
+	/* protects c_send_queue, c_retrans and their lengths, c_next_tx_seq,
+	 * c_next_rx_seq, c_retransmits and the unacked counters below
 	 */
 	spinlock_t		c_lock;
 	struct list_head	c_send_queue;	/* queued, not yet transmitted */
 	struct list_head	c_retrans;	/* sent, awaiting ack */
+	/* how many messages each list holds (rds_conn_queue_move()), so
+	 * that /proc reads them without a walk under c_lock
+	 */
+	unsigned int		c_send_queue_n;
+	unsigned int		c_retrans_n;
 	u64			c_next_tx_seq;	/* assigned when queued */
 	u64			c_next_rx_seq;	/* written under c_lock with
 						 * WRITE_ONCE: the IB receive
@@ -357,6 +363,47 @@ static inline int rds_sk_rcvbuf(struct rds_sock *rs)
 static inline struct net *rds_conn_net(const struct rds_connection *conn)
 {
 	return read_pnet(&conn->c_net);
+}
+
+/* Move rm, on one of conn's lists, to the one where it belongs now:
+ * c_retrans (to_retrans), else c_send_queue; before pos (a list head or
+ * a message of that list).  Keeps the lists' lengths.
+ */
+static inline void rds_conn_queue_move(struct rds_connection *conn,
+				       struct rds_message *rm,
+				       struct list_head *pos, bool to_retrans)
+{
+	lockdep_assert_held(&conn->c_lock);
+	if (test_bit(RDS_MSG_ON_RETRANS, &rm->m_flags))
+		conn->c_retrans_n--;
+	else
+		conn->c_send_queue_n--;
+	if (to_retrans) {
+		set_bit(RDS_MSG_ON_RETRANS, &rm->m_flags);
+		conn->c_retrans_n++;
+	} else {
+		clear_bit(RDS_MSG_ON_RETRANS, &rm->m_flags);
+		conn->c_send_queue_n++;
+	}
+	list_move_tail(&rm->m_conn_item, pos);
+}
+
+/* Take rm off conn's lists, onto the list to or none (RDS_MSG_ON_CONN is
+ * the caller's to clear).
+ */
+static inline void rds_conn_queue_del(struct rds_connection *conn,
+				      struct rds_message *rm,
+				      struct list_head *to)
+{
+	lockdep_assert_held(&conn->c_lock);
+	if (test_and_clear_bit(RDS_MSG_ON_RETRANS, &rm->m_flags))
+		conn->c_retrans_n--;
+	else
+		conn->c_send_queue_n--;
+	if (to)
+		list_move_tail(&rm->m_conn_item, to);
+	else
+		list_del_init(&rm->m_conn_item);
 }
 
 /* why: a string that lives as long as the module (a literal) */

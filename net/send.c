@@ -58,7 +58,7 @@ void rds_send_drop_acked(struct rds_connection *conn, u64 ack)
 	list_for_each_entry_safe(rm, tmp, &conn->c_retrans, m_conn_item) {
 		if (rds_seq_after(be64_to_cpu(rm->m_inc.i_hdr.h_sequence), ack))
 			break;
-		list_move_tail(&rm->m_conn_item, &list);
+		rds_conn_queue_del(conn, rm, &list);
 		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 	}
 	/* After a reconnect the unacknowledged ones wait on the send queue
@@ -67,7 +67,7 @@ void rds_send_drop_acked(struct rds_connection *conn, u64 ack)
 	list_for_each_entry_safe(rm, tmp, &conn->c_send_queue, m_conn_item) {
 		if (rds_seq_after(be64_to_cpu(rm->m_inc.i_hdr.h_sequence), ack))
 			break;
-		list_move_tail(&rm->m_conn_item, &list);
+		rds_conn_queue_del(conn, rm, &list);
 		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 	}
 	spin_unlock_bh(&conn->c_lock);
@@ -100,8 +100,11 @@ void rds_send_requeue(struct rds_connection *conn)
 		trace_rds_retransmit(conn,
 				     be64_to_cpu(rm->m_inc.i_hdr.h_sequence));
 		conn->c_retransmits++;
+		clear_bit(RDS_MSG_ON_RETRANS, &rm->m_flags);
 	}
 	list_splice_init(&conn->c_retrans, &conn->c_send_queue);
+	conn->c_send_queue_n += conn->c_retrans_n;
+	conn->c_retrans_n = 0;
 	list_for_each_entry(rm, &conn->c_send_queue, m_conn_item)
 		if (READ_ONCE(rm->m_op.o_state) == RDS_OP_POSTED ||
 		    READ_ONCE(rm->m_op.o_state) == RDS_OP_DONE)
@@ -138,7 +141,7 @@ static void rds_send_putback(struct rds_connection *conn,
 		    rds_seq_after(be64_to_cpu(pos->m_inc.i_hdr.h_sequence), seq))
 			break;
 	}
-	list_move_tail(&rm->m_conn_item, &pos->m_conn_item);
+	rds_conn_queue_move(conn, rm, &pos->m_conn_item, false);
 }
 
 /* Drop rs's unacknowledged messages to dest (all of them if dest is
@@ -171,7 +174,7 @@ void rds_send_drop_to(struct rds_sock *rs, const struct sockaddr_in6 *dest)
 
 		spin_lock_bh(&conn->c_lock);
 		if (test_and_clear_bit(RDS_MSG_ON_CONN, &rm->m_flags)) {
-			list_del_init(&rm->m_conn_item);
+			rds_conn_queue_del(conn, rm, NULL);
 			on_conn = true;
 		}
 		spin_unlock_bh(&conn->c_lock);
@@ -262,7 +265,7 @@ restart:
 				return;
 			}
 			/* Its op may have run: it never runs twice. */
-			list_del_init(&rm->m_conn_item);
+			rds_conn_queue_del(conn, rm, NULL);
 			clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 			spin_unlock_bh(&conn->c_lock);
 			rds_stats_inc(s_send_rdma_dropped);
@@ -274,7 +277,7 @@ restart:
 			continue;
 		}
 		/* Sent from now on: it waits for its ack on c_retrans. */
-		list_move_tail(&rm->m_conn_item, &conn->c_retrans);
+		rds_conn_queue_move(conn, rm, &conn->c_retrans, true);
 		rds_message_get(rm);
 		spin_unlock_bh(&conn->c_lock);
 
@@ -339,6 +342,7 @@ static void rds_send_queue_on_conn(struct rds_connection *conn,
 	set_bit(RDS_MSG_ON_CONN, &rm->m_flags);
 	rds_message_get(rm);	/* the connection's reference */
 	list_add_tail(&rm->m_conn_item, &conn->c_send_queue);
+	conn->c_send_queue_n++;
 	spin_unlock_bh(&conn->c_lock);
 }
 
