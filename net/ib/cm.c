@@ -375,8 +375,12 @@ static void rds_ib_attempt_end(struct rds_ib_conn *ic, struct rds_ib_attempt *a,
 	rds_send_requeue(conn);
 	rds_conn_set_reset_reason(conn, why);
 	rds_conn_set_state(conn, RDS_CONN_DOWN, why);
-	/* The queue pair is gone: no error of it comes any more. */
+	/* The queue pair is gone: no error of it comes any more, and the
+	 * next attempt's may be allocated at its address: a down work still
+	 * pending for this one must not take it for the failed one.
+	 */
 	WRITE_ONCE(ic->i_down_why, NULL);
+	WRITE_ONCE(ic->i_err_qp, NULL);
 }
 
 /* After an attempt ended: try again later if messages wait. */
@@ -496,7 +500,8 @@ static void rds_ib_hb_work(struct work_struct *work)
 	mutex_lock(&ic->i_cm_mutex);
 	now = jiffies;
 	last = READ_ONCE(ic->i_last_rx);
-	quiet = now - last;
+	/* a frame may have come in on another CPU since now was read */
+	quiet = time_after(last, now) ? 0 : now - last;
 	spin_lock_bh(&ic->i_lock);
 	up = ic->i_up;
 	if (up && ms && quiet >= msecs_to_jiffies(ms))
@@ -515,7 +520,7 @@ static void rds_ib_hb_work(struct work_struct *work)
 	}
 	if (rds_neg_hbnow() && ms && quiet >= msecs_to_jiffies(5 * ms))
 		asked = quiet;
-	if (asked >= msecs_to_jiffies(4 * ms) &&
+	if (ms && asked >= msecs_to_jiffies(4 * ms) &&
 	    quiet >= msecs_to_jiffies(5 * ms)) {
 		rds_ib_count(RDS_IB_C_HB_TIMEOUTS);
 		trace_rds_ib_heartbeat_loss(ic->i_conn,
@@ -565,6 +570,7 @@ static void rds_ib_attempt_up(struct rds_ib_conn *ic)
 	rds_ib_send_ctrl(ic);
 	WRITE_ONCE(ic->i_last_active, jiffies);
 	WRITE_ONCE(ic->i_last_rx, jiffies);
+	ic->i_hb_asking = false;
 	rds_ib_idle_arm(ic, READ_ONCE(rds_ib_idle_secs) * HZ);
 	rds_ib_hb_arm(ic);
 }

@@ -64,6 +64,16 @@ static inline void rds_trace_addrs(u8 *laddr, u8 *faddr,
 }
 #endif
 
+/* The enums' values in the events' format files, for trace-cmd, perf
+ * and libtraceevent, which cannot read the C enums.
+ */
+TRACE_DEFINE_ENUM(RDS_CONN_DOWN);
+TRACE_DEFINE_ENUM(RDS_CONN_CONNECTING);
+TRACE_DEFINE_ENUM(RDS_CONN_UP);
+TRACE_DEFINE_ENUM(RDS_OPK_READ);
+TRACE_DEFINE_ENUM(RDS_OPK_WRITE);
+TRACE_DEFINE_ENUM(RDS_OPK_ATOMIC);
+
 #define rds_trace_show_state(s)					\
 	__print_symbolic(s, { RDS_CONN_DOWN, "down" },		\
 			 { RDS_CONN_CONNECTING, "connecting" },	\
@@ -161,37 +171,37 @@ TRACE_EVENT(rds_rdma_complete,
 		      rds_trace_show_rdma_status(__entry->status)));
 
 TRACE_EVENT(rds_ib_credit_stall,
-	    TP_PROTO(const struct rds_connection *conn, u32 avail,
+	    TP_PROTO(const struct rds_connection *conn, u32 credits,
 		     u32 waiting),
-	    TP_ARGS(conn, avail, waiting),
+	    TP_ARGS(conn, credits, waiting),
 	    TP_STRUCT__entry(__array(u8, laddr, RDS_TRACE_ADDR_LEN)
 			     __array(u8, faddr, RDS_TRACE_ADDR_LEN)
 			     __field(u8, tos)
-			     __field(u32, avail)
+			     __field(u32, credits)
 			     __field(u32, waiting)),
 	    TP_fast_assign(rds_trace_addrs(__entry->laddr, __entry->faddr,
 					   conn);
 			   __entry->tos = conn->c_tos;
-			   __entry->avail = avail;
+			   __entry->credits = credits;
 			   __entry->waiting = waiting;),
 	    TP_printk("laddr=%pISc faddr=%pISc tos=%u credits=%u waiting=%u",
 		      __entry->laddr, __entry->faddr, __entry->tos,
-		      __entry->avail, __entry->waiting));
+		      __entry->credits, __entry->waiting));
 
 TRACE_EVENT(rds_ib_heartbeat_loss,
-	    TP_PROTO(const struct rds_connection *conn, unsigned int ms),
-	    TP_ARGS(conn, ms),
+	    TP_PROTO(const struct rds_connection *conn, unsigned int silent_ms),
+	    TP_ARGS(conn, silent_ms),
 	    TP_STRUCT__entry(__array(u8, laddr, RDS_TRACE_ADDR_LEN)
 			     __array(u8, faddr, RDS_TRACE_ADDR_LEN)
 			     __field(u8, tos)
-			     __field(unsigned int, ms)),
+			     __field(unsigned int, silent_ms)),
 	    TP_fast_assign(rds_trace_addrs(__entry->laddr, __entry->faddr,
 					   conn);
 			   __entry->tos = conn->c_tos;
-			   __entry->ms = ms;),
+			   __entry->silent_ms = silent_ms;),
 	    TP_printk("laddr=%pISc faddr=%pISc tos=%u silent_ms=%u",
 		      __entry->laddr, __entry->faddr, __entry->tos,
-		      __entry->ms));
+		      __entry->silent_ms));
 
 TRACE_EVENT(rds_ib_hs_refuse,
 	    TP_PROTO(const struct in6_addr *peer, const char *reason),

@@ -12,7 +12,8 @@
 # hosts: requests sent at the new interval (hb_sent moves by 3), no
 # heartbeat loss (hb_timeouts, conn_reset unchanged), the connection up
 # all along (/proc/net/rds/connections: state up, its seconds in the
-# state cover the test), and a message still goes through.
+# state cover the test); then the heartbeat off (0) for 2.5 s: no loss
+# either; and a message still goes through.
 . "$(dirname "$0")/lib.sh"
 
 hb=/proc/sys/net/rds/ib/heartbeat_ms
@@ -86,6 +87,14 @@ check "no connection reset (conn_reset $resets -> $(pstat conn_reset))" \
 check "the connection stayed up ($(field state) for $(field secs) s)" \
 	test "$(field state)" = up -a "$(field secs)" -ge $(( $(date +%s) - t0 ))
 barrier checked 60 || ksft_fail "barrier checked"
+# 0 turns the heartbeat off: its work still runs every second and must
+# judge nothing (2.5 s: two runs or more), then back to 2 s.
+echo 0 > $hb
+sleep 2.5
+check "heartbeat off: no loss (hb_timeouts $timeouts -> $(ib_counter hb_timeouts))" \
+	test "$(ib_counter hb_timeouts)" = "$timeouts"
+echo 2000 > $hb
+barrier off 60 || ksft_fail "barrier off"
 check "a second message goes through" one "hb second" second
 dmesg | grep -E 'silent for|connection lost' | tail -4 | sed 's/^/# /'
 ksft_exit
