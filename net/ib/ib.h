@@ -104,6 +104,11 @@ struct rds_ib_proto {
 				      struct rds_ib_rx_buf *buf,
 				      struct ib_wc *wc);
 	u8		ctrl_flags;	/* h_flags of an ACK-only frame */
+	/* send_flags of a message's last frame and of an ACK-only frame:
+	 * IB_SEND_SOLICITED where the peer's receive CQ wakes only for
+	 * solicited completions (the kernel's RDS)
+	 */
+	int		solicit_last;
 	/* RNR retries we ask of the peer's queue pair (rdma_cm hands each
 	 * side's QP the count the other side's REQ or REP carries)
 	 */

@@ -7,6 +7,8 @@
  * Send (send.c does the rest, never packing: i_pack_max stays 1):
  * - Every message goes as 4 KiB fragments, one SEND each with its own
  *   copy of the header (the peer's receive buffers hold 48 + 4096 bytes).
+ *   Its last fragment, and an ACK-only frame, are solicited: the peer's
+ *   receive CQ wakes it for solicited completions only.
  * - No credits: we grant it none in the handshake, so its flow control
  *   stays off, and it grants us none.  The send ring alone bounds what is
  *   in flight; a SEND that finds no receive posted is retried by the HCA

@@ -29,6 +29,7 @@ const struct rds_ib_proto rds_ib_proto_ml = {
 	.frame_hdr		= rds_ib_ml_frame_hdr,
 	.recv_frame		= rds_ib_ml_recv_frame,
 	.ctrl_flags		= 0,
+	.solicit_last		= IB_SEND_SOLICITED,
 	.rnr_retry		= RDS_IB_ML_RNR_RETRY,
 	.map_every_connect	= true,
 };

@@ -266,10 +266,11 @@ struct rds_ib_send_slot *rds_ib_slot_take(struct rds_ib_conn *ic, u8 *grant)
 }
 
 /* The frame in slot s is built: finish its header, decide whether it is
- * signalled and post it.  -ENOTCONN if the QP refused it.
+ * signalled and post it.  last: it ends a message (the protocol may want
+ * the peer woken, solicit_last).  -ENOTCONN if the QP refused it.
  */
 int rds_ib_slot_post(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
-		     u8 grant, bool signal, bool fence)
+		     u8 grant, bool signal, bool fence, bool last)
 {
 	const struct ib_send_wr *bad;
 
@@ -277,6 +278,8 @@ int rds_ib_slot_post(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
 	s->s_wr.next = NULL;
 	/* After an RDMA READ or atomic: not before its data is back. */
 	s->s_wr.send_flags = fence ? IB_SEND_FENCE : 0;
+	if (last)
+		s->s_wr.send_flags |= ic->i_proto->solicit_last;
 	if (++ic->i_since_signal >= ic->i_signal_every || signal) {
 		s->s_wr.send_flags |= IB_SEND_SIGNALED;
 		ic->i_since_signal = 0;
@@ -348,7 +351,7 @@ static int rds_ib_pack_post(struct rds_ib_conn *ic)
 	}
 	ic->i_pack_n = 0;
 	ic->i_pack_used = 0;
-	ret = rds_ib_slot_post(ic, s, grant, false, false);
+	ret = rds_ib_slot_post(ic, s, grant, false, false, true);
 	if (!ret)
 		rds_ib_posted(ic, last);	/* the slot holds a reference */
 	return ret;
@@ -696,7 +699,7 @@ static int rds_ib_post_frags(struct rds_ib_conn *ic, struct rds_message *rm,
 		 */
 		ret = rds_ib_slot_post(ic, s, grant,
 				       last && nfrags > 1 && !more_queued,
-				       !f && rds_ib_op_fences(&rm->m_op));
+				       !f && rds_ib_op_fences(&rm->m_op), last);
 		if (ret)
 			return ret;
 		if (last)
@@ -819,7 +822,7 @@ void rds_ib_send_ctrl(struct rds_ib_conn *ic)
 	rds_ib_hdr_finish(ic, s, grant);
 	s->s_wr.next = NULL;
 	s->s_wr.num_sge = 1;
-	s->s_wr.send_flags = IB_SEND_SIGNALED;
+	s->s_wr.send_flags = IB_SEND_SIGNALED | ic->i_proto->solicit_last;
 	rds_ib_count(RDS_IB_C_TX_CTRL);
 	if (ib_post_send(ic->i_qp, &s->s_wr, &bad)) {
 		ic->i_up = false;
