@@ -311,7 +311,7 @@ struct rds_ib_conn {
 						 * (WRITE_ONCE: /proc reads it)
 						 */
 	/* the peer ran the kernel's RDS at its last connection: the next
-	 * attempt we make starts in its protocol
+	 * attempt we make starts in its protocol (i_cm_mutex)
 	 */
 	bool			i_peer_ml;
 	bool			i_port_was_down; /* seen down since last up */
