@@ -404,7 +404,7 @@ static void rds_ib_reconnect_maybe(struct rds_ib_conn *ic)
 static void rds_ib_idle_arm(struct rds_ib_conn *ic, unsigned long delay)
 {
 	lockdep_assert_held(&ic->i_cm_mutex);
-	if (!ic->i_dying)
+	if (!ic->i_dying && ic->i_proto->idle_close)
 		mod_delayed_work(rds_ib_wq, &ic->i_idle_work,
 				 min_t(unsigned long, delay, 10 * HZ));
 }
@@ -423,7 +423,8 @@ static void rds_ib_idle_work(struct work_struct *work)
 	bool quiet;
 
 	mutex_lock(&ic->i_cm_mutex);
-	if (!ic->i_cur || atomic_read(&conn->c_state) != RDS_CONN_UP)
+	if (!ic->i_cur || atomic_read(&conn->c_state) != RDS_CONN_UP ||
+	    !ic->i_proto->idle_close)
 		goto out;
 	if (!secs) {
 		rds_ib_idle_arm(ic, 10 * HZ);

@@ -114,6 +114,10 @@ struct rds_ib_proto {
 	 */
 	u8		rnr_retry;
 	bool		heartbeat;	/* the peer answers our heartbeat */
+	/* close the connection after ib_idle_secs without traffic (the
+	 * kernel's RDS reconnects at once after any loss: no point)
+	 */
+	bool		idle_close;
 	/* send our congestion map at every connect, even when empty (the
 	 * kernel's RDS keeps the last one it got across a reconnect)
 	 */

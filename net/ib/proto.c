@@ -21,6 +21,7 @@ const struct rds_ib_proto rds_ib_proto_ours = {
 	.ctrl_flags	= RDS_IB_FLAG_CTRL,
 	.rnr_retry	= RDS_IB_RNR_RETRY,
 	.heartbeat	= true,
+	.idle_close	= true,
 };
 
 const struct rds_ib_proto rds_ib_proto_ml = {
