@@ -16,7 +16,8 @@
 #     duplicated or reordered (rds-stress exits 0 on both hosts, counts
 #     equal), the cut must have stopped the load (a second with no
 #     traffic) and the connection must have been re-formed.
-#  5. Ours counted no request as not_rds (since the reload of step 2);
+#  5. Ours, with ib_idle_secs 2, does not close the idle connection.
+#  6. Ours counted no request as not_rds (since the reload of step 2);
 #     the kernel's RDS never logged our request as another version.
 # It replaces ib_mainline_refuse, which asserted the refusal of before.
 # No "load" before it in the plan (tools/testing/vm/rds-stress.tests): it
@@ -171,6 +172,23 @@ if [ $me = ours ]; then
 	echo "# resets $r0 -> $(ib_counter resets)"
 fi
 barrier cut-done 120
+
+# 5. No idle close toward the kernel's RDS (it would reconnect at once):
+# with ib_idle_secs 2, 15 s of silence (the idle check runs every 10 s at
+# most) leave the connection as it was.
+if [ $me = ours ]; then
+	c1=$(ib_counter connects)
+	echo 2 > /sys/module/rds/parameters/ib_idle_secs
+	sleep 15
+	echo 300 > /sys/module/rds/parameters/ib_idle_secs
+	idle_kept() {
+		[ "$(ib_counter connects)" = "$c1" ] &&
+			! test_klog | grep -q "idle for .*disconnecting"
+	}
+	check "idle: not closed (connects $c1 -> $(ib_counter connects), no idle line)" \
+		idle_kept
+fi
+barrier idle-done 60
 
 # Over the whole test: nothing was taken for something else.
 if [ $me = ours ]; then
