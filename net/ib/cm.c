@@ -41,11 +41,10 @@
 #include "../neg.h"
 #include "ib.h"
 #include "../trace/rds.h"
-#include "mlhs.h"
+#include "ml.h"
 
 #define RDS_IB_PORT		18634
 #define RDS_IB_BACKLOG		128
-#define RDS_IB_RNR_RETRY	2	/* credits prevent RNR: keep it visible */
 #define RDS_IB_RESOLVE_MS	2000
 
 /* One rdma_cm id of a connection, current or abandoned. */
@@ -417,7 +416,7 @@ static void rds_ib_reconnect_maybe(struct rds_ib_conn *ic)
 static void rds_ib_idle_arm(struct rds_ib_conn *ic, unsigned long delay)
 {
 	lockdep_assert_held(&ic->i_cm_mutex);
-	if (!ic->i_dying)
+	if (!ic->i_dying && ic->i_proto->idle_close)
 		mod_delayed_work(rds_ib_wq, &ic->i_idle_work,
 				 min_t(unsigned long, delay, 10 * HZ));
 }
@@ -436,7 +435,8 @@ static void rds_ib_idle_work(struct work_struct *work)
 	bool quiet;
 
 	mutex_lock(&ic->i_cm_mutex);
-	if (!ic->i_cur || atomic_read(&conn->c_state) != RDS_CONN_UP)
+	if (!ic->i_cur || atomic_read(&conn->c_state) != RDS_CONN_UP ||
+	    !ic->i_proto->idle_close)
 		goto out;
 	if (!secs) {
 		rds_ib_idle_arm(ic, 10 * HZ);
@@ -470,7 +470,7 @@ static void rds_ib_hb_arm(struct rds_ib_conn *ic)
 	unsigned int ms = READ_ONCE(rds_ib_heartbeat_ms);
 
 	lockdep_assert_held(&ic->i_cm_mutex);
-	if (!ic->i_dying)
+	if (!ic->i_dying && ic->i_proto->heartbeat)
 		mod_delayed_work(rds_ib_wq, &ic->i_hb_work,
 				 msecs_to_jiffies(ms ?: 1000));
 }
@@ -503,7 +503,8 @@ static void rds_ib_hb_work(struct work_struct *work)
 	/* a frame may have come in on another CPU since now was read */
 	quiet = time_after(last, now) ? 0 : now - last;
 	spin_lock_bh(&ic->i_lock);
-	up = ic->i_up;
+	/* A peer that does not answer heartbeats is never asked. */
+	up = ic->i_up && ic->i_proto->heartbeat;
 	if (up && ms && quiet >= msecs_to_jiffies(ms))
 		ic->i_hb_ask = true;
 	spin_unlock_bh(&ic->i_lock);
@@ -560,11 +561,12 @@ static void rds_ib_attempt_up(struct rds_ib_conn *ic)
 	rds_conn_set_state(conn, RDS_CONN_UP, "established");
 	ic->i_backoff_ms = 0;
 	rds_ib_count(RDS_IB_C_CONNECTS);
-	pr_info("connected %pI6c -> %pI6c tos %u (%s, %u credits each way at most)\n",
+	pr_info("connected %pI6c -> %pI6c tos %u (%s, %s, %u credits each way at most)\n",
 		&conn->c_laddr, &conn->c_faddr, conn->c_tos,
-		ic->i_active ? "active" : "passive", ic->i_grant);
+		ic->i_active ? "active" : "passive", ic->i_proto->name,
+		ic->i_proto == &rds_ib_proto_ours ? ic->i_grant : 0);
 	/* The peer's view of our congestion map starts empty. */
-	if (rds_cong_map_any(conn->c_lcong))
+	if (ic->i_proto->map_every_connect || rds_cong_map_any(conn->c_lcong))
 		rds_send_cong_map(conn);
 	queue_work(rds_ib_wq, &ic->i_send_work);
 	rds_ib_send_ctrl(ic);
@@ -586,16 +588,6 @@ static struct rds_ib_attempt *rds_ib_attempt_new(struct rds_ib_conn *ic,
 	a->a_id = id;
 	list_add_tail(&a->a_item, &ic->i_dead_ids);
 	return a;
-}
-
-static bool rds_ib_addr_v4(const struct sockaddr *sa, struct in6_addr *a)
-{
-	const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
-
-	if (sa->sa_family != AF_INET)
-		return false;
-	ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, a);
-	return true;
 }
 
 /* Refuse a request; our reply carries the reason and our version. */
@@ -630,45 +622,6 @@ static void rds_ib_cm_refuse(struct rdma_cm_id *cm_id,
 	rdma_reject(cm_id, buf, sizeof(buf), IB_CM_REJ_CONSUMER_DEFINED);
 }
 
-/* A request from the kernel's own RDS (mlhs.h), which we do not speak yet:
- * refuse it the way that RDS refuses an incompatible version (the int
- * RDS_RDMA_REJ_INCOMPAT in the host's byte order), so that it drops the
- * attempt and backs off instead of waiting forever, and say so.  True if
- * the request was one (and is refused).
- */
-static DEFINE_RATELIMIT_STATE(rds_ib_mainline_rs, 60 * HZ, 1);
-
-static bool rds_ib_cm_refuse_mainline(struct rdma_cm_id *cm_id,
-				      const struct rdma_cm_event *event)
-{
-	struct in6_addr laddr, faddr;
-	struct rds_ib_pd_class c;
-	int rej = RDS_IB_MLHS_REJ_INCOMPAT;
-
-	if (!rds_ib_addr_v4((struct sockaddr *)&cm_id->route.addr.src_addr,
-			    &laddr) ||
-	    !rds_ib_addr_v4((struct sockaddr *)&cm_id->route.addr.dst_addr,
-			    &faddr))
-		return false;
-	if (rds_ib_pd_classify(event->param.conn.private_data,
-			       event->param.conn.private_data_len, false,
-			       laddr.s6_addr, faddr.s6_addr, &c) !=
-	    RDS_IB_PD_MAINLINE)
-		return false;
-	atomic64_inc(&rds_ib_hs_count[RDS_IB_HS_R_MAINLINE]);
-	trace_rds_ib_hs_refuse(&faddr,
-			       rds_ib_hs_reason_name(RDS_IB_HS_R_MAINLINE));
-	/* It retries about once a second for as long as it has messages
-	 * for us: one line a minute, the counter counts every one.
-	 */
-	if (__ratelimit(&rds_ib_mainline_rs))
-		pr_info("peer %pISc runs the kernel's RDS protocol %u.%u; not supported yet\n",
-			&cm_id->route.addr.dst_addr, c.proto >> 8,
-			c.proto & 0xff);
-	rdma_reject(cm_id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
-	return true;
-}
-
 /* A connection request on the listener (cm_id is the new child id).
  * Non-zero: rdma_cm destroys cm_id.
  */
@@ -684,8 +637,10 @@ static void rds_ib_cm_rd_atom(struct rds_ib_conn *ic,
 					 RDS_IB_RD_ATOM);
 }
 
+/* offer: our handshake; or ml: a request of the kernel's RDS (ml.h). */
 static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
-			    const struct rds_ib_hs *offer)
+			    const struct rds_ib_hs *offer,
+			    const struct rds_ib_pd_class *ml)
 {
 	struct rdma_conn_param param = { };
 	struct rds_connection *conn;
@@ -694,12 +649,15 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	struct in6_addr laddr, faddr;
 	enum rds_ib_hs_reason reason;
 	struct rds_ib_hs hs;
-	u8 buf[sizeof(struct rds_ib_hs_wire)];
+	u8 buf[RDS_IB_MLHS_V6_LEN];
 	const char *why = "accept failed";
-	u8 minor;
+	u8 minor = 0, tos = ml ? ml->ml.tos : offer->tos;
 	int ret;
 
-	reason = rds_ib_hs_negotiate(offer, offer->tos, &minor);
+	BUILD_BUG_ON(sizeof(buf) < sizeof(struct rds_ib_hs_wire));
+	if (ml)
+		atomic64_inc(&rds_ib_hs_count[RDS_IB_HS_R_MAINLINE]);
+	reason = ml ? RDS_IB_HS_OK : rds_ib_hs_negotiate(offer, tos, &minor);
 	if (reason)
 		goto refuse;
 	reason = RDS_IB_HS_R_BUSY;
@@ -708,8 +666,7 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 			    &faddr))
 		goto refuse;
 	conn = rds_conn_find_or_alloc(&init_net, &laddr, &faddr,
-				      &rds_ib_transport, offer->tos, 0,
-				      GFP_KERNEL);
+				      &rds_ib_transport, tos, 0, GFP_KERNEL);
 	if (IS_ERR(conn))
 		goto refuse;
 	ic = conn->c_transport_data;
@@ -721,8 +678,10 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 		bool racing = ic->i_active &&
 			      atomic_read(&conn->c_state) != RDS_CONN_UP;
 
-		/* Both sides connecting: the lower address's attempt wins. */
-		if (racing && memcmp(&laddr, &faddr, sizeof(laddr)) < 0)
+		/* Both sides connecting: the lower address's attempt wins.
+		 * The kernel's RDS refuses ours meanwhile: we yield.
+		 */
+		if (racing && !ml && memcmp(&laddr, &faddr, sizeof(laddr)) < 0)
 			goto unlock;
 		rds_ib_attempt_end(ic, ic->i_cur,
 				   racing ? "lost the connect race" :
@@ -731,6 +690,7 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	a = rds_ib_attempt_new(ic, cm_id);
 	if (!a)
 		goto unlock;
+	rds_ib_ml_attempt_begin(ic, !!ml);
 	ret = rds_ib_attempt_setup(ic, cm_id);
 	if (ret) {
 		list_del(&a->a_item);
@@ -741,20 +701,29 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	ic->i_cur = a;
 	ic->i_active = false;
 	rds_conn_set_state(conn, RDS_CONN_CONNECTING, "accepting");
-	if (!rds_ib_cm_handshake_apply(ic, offer)) {
+	ic->i_peer_ml = !!ml;
+	if (ml ? !rds_ib_ml_apply(ic, ml->ml.ack_seq) :
+	    !rds_ib_cm_handshake_apply(ic, offer)) {
 		reason = RDS_IB_HS_R_FLAGS;
 		why = "handshake acknowledges unsent messages";
 		cm_id->context = NULL;
 		goto end;
 	}
 
-	rds_ib_cm_handshake_fill(ic, &hs, offer->tos);
-	hs.minor = minor;
-	rds_ib_hs_encode(&hs, buf);
+	if (ml) {
+		param.private_data_len = rds_ib_ml_accept_pd(ml, buf,
+							     sizeof(buf));
+		hs.major = ml->proto >> 8;
+		hs.minor = ml->proto & 0xff;
+	} else {
+		rds_ib_cm_handshake_fill(ic, &hs, tos);
+		hs.minor = minor;
+		rds_ib_hs_encode(&hs, buf);
+		param.private_data_len = sizeof(struct rds_ib_hs_wire);
+	}
 	param.private_data = buf;
-	param.private_data_len = sizeof(buf);
 	rds_ib_cm_rd_atom(ic, &param);
-	param.rnr_retry_count = RDS_IB_RNR_RETRY;
+	param.rnr_retry_count = ic->i_proto->rnr_retry;
 	ret = rdma_accept(cm_id, &param);
 	if (ret) {
 		cm_id->context = NULL;
@@ -762,8 +731,9 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	}
 	mutex_unlock(&ic->i_cm_mutex);
 	atomic64_inc(&rds_ib_hs_count[RDS_IB_HS_OK]);
-	pr_info("accepted a connection from %pISc (protocol %u.%u)\n",
-		&cm_id->route.addr.dst_addr, hs.major, hs.minor);
+	pr_info("accepted a connection from %pISc (%s protocol %u.%u)\n",
+		&cm_id->route.addr.dst_addr, ic->i_proto->name, hs.major,
+		hs.minor);
 	return 0;
 
 end:
@@ -775,7 +745,10 @@ unlock:
 	rds_ib_reconnect_maybe(ic);
 	mutex_unlock(&ic->i_cm_mutex);
 refuse:
-	rds_ib_cm_refuse(cm_id, reason);
+	if (ml)
+		rds_ib_ml_refuse(cm_id);
+	else
+		rds_ib_cm_refuse(cm_id, reason);
 	return -ECONNREFUSED;
 }
 
@@ -783,21 +756,25 @@ refuse:
 static int rds_ib_cm_connect(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 {
 	struct rdma_conn_param param = { };
-	u8 buf[sizeof(struct rds_ib_hs_wire)];
+	u8 buf[RDS_IB_HS_OFFER_LEN];
 	struct rds_ib_hs hs;
 	int ret;
 
+	/* The peer's protocol as it was last time (mlcm.c). */
+	rds_ib_ml_attempt_begin(ic, ic->i_peer_ml);
 	ret = rds_ib_attempt_setup(ic, id);
 	if (ret)
 		return ret;
 	rds_ib_cm_handshake_fill(ic, &hs, ic->i_conn->c_tos);
-	rds_ib_hs_encode(&hs, buf);
+	/* An offer (hs.h): taken by ours and by the kernel's RDS. */
 	param.private_data = buf;
-	param.private_data_len = sizeof(buf);
+	param.private_data_len = rds_ib_ml_offer(ic, &hs, buf, sizeof(buf));
+	if (!param.private_data_len)
+		return -EAFNOSUPPORT;
 	rds_ib_cm_rd_atom(ic, &param);
 	/* 7 would mean "retry forever" on some devices (rxe). */
 	param.retry_count = 6;
-	param.rnr_retry_count = RDS_IB_RNR_RETRY;
+	param.rnr_retry_count = ic->i_proto->rnr_retry;
 	/* From the ROUTE_RESOLVED handler: the handler lock is held. */
 	return rdma_connect_locked(id, &param);
 }
@@ -827,7 +804,7 @@ static void rds_ib_cm_refused(struct rds_ib_conn *ic,
 
 		memcpy(&rej, event->param.conn.private_data, sizeof(rej));
 		if (rej == RDS_IB_MLHS_REJ_INCOMPAT) {
-			pr_info_ratelimited("%pI6c refused our connection as the kernel's RDS refuses an incompatible version; not supported yet\n",
+			pr_info_ratelimited("%pI6c refused our connection as the kernel's RDS does (a connection race, or a version it does not speak)\n",
 					    &ic->i_conn->c_faddr);
 			return;
 		}
@@ -851,9 +828,10 @@ static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 		return 0;
 	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
 		enum rds_ib_hs_reason reason;
+		struct rds_ib_pd_class c;
 
-		if (rds_ib_cm_refuse_mainline(cm_id, event))
-			return -ECONNREFUSED;
+		if (rds_ib_ml_classify(cm_id, event, &c) == RDS_IB_PD_MAINLINE)
+			return rds_ib_cm_accept(cm_id, NULL, &c);
 		reason = rds_ib_hs_decode(event->param.conn.private_data,
 					  event->param.conn.private_data_len,
 					  &hs);
@@ -861,7 +839,7 @@ static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 			rds_ib_cm_refuse(cm_id, reason);
 			return -ECONNREFUSED;
 		}
-		return rds_ib_cm_accept(cm_id, &hs);
+		return rds_ib_cm_accept(cm_id, &hs, NULL);
 	}
 	if (!a)
 		return 0;
@@ -885,12 +863,19 @@ static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		if (ic->i_active) {
-			if (rds_ib_hs_decode(event->param.conn.private_data,
-					     event->param.conn.private_data_len,
-					     &hs) != RDS_IB_HS_OK ||
-			    !rds_ib_cm_handshake_apply(ic, &hs)) {
+			bool ml;
+
+			/* Ours or the kernel's RDS (mlcm.c), then ours. */
+			why = rds_ib_ml_answer(ic, event, &ml);
+			if (!why && !ml &&
+			    (rds_ib_hs_decode(event->param.conn.private_data,
+					      event->param.conn.private_data_len,
+					      &hs) != RDS_IB_HS_OK ||
+			     !rds_ib_cm_handshake_apply(ic, &hs))) {
 				rds_ib_count(RDS_IB_C_BAD_FRAMES);
 				why = "bad handshake answer";
+			}
+			if (why) {
 				trace_rds_ib_hs_refuse(&ic->i_conn->c_faddr, why);
 				end = true;
 				break;
@@ -1159,6 +1144,7 @@ int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 	if (!ic)
 		return -ENOMEM;
 	ic->i_conn = conn;
+	ic->i_proto = &rds_ib_proto_ours;
 	mutex_init(&ic->i_cm_mutex);
 	INIT_LIST_HEAD(&ic->i_dead_ids);
 	spin_lock_init(&ic->i_lock);

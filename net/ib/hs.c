@@ -53,11 +53,85 @@ void rds_ib_hs_encode(const struct rds_ib_hs *hs, void *buf)
 	memcpy(buf, &w, sizeof(w));
 }
 
+void rds_ib_hs_offer_put(const struct rds_ib_hs *hs, void *buf)
+{
+	struct rds_ib_hs_offer_tail t = {
+		.magic		= cpu_to_be16(RDS_IB_HS_OFFER_MAGIC),
+		.major		= hs->major,
+		.minor		= hs->minor,
+		.flags		= 0,
+		.frag_shift	= hs->frag_shift,
+		.credits	= cpu_to_be16(hs->credits > RDS_IB_HS_MAX_CREDITS ?
+					      RDS_IB_HS_MAX_CREDITS :
+					      hs->credits),
+		.gen		= cpu_to_be32(hs->hello.gen),
+		.peer_gen	= cpu_to_be32(hs->hello.peer_gen),
+		.tx_first	= cpu_to_be64(hs->hello.tx_first),
+	};
+	u8 *b = buf;
+
+	b[RDS_IB_HS_OFFER_MARK_OFF] = RDS_IB_HS_OFFER_MARK;
+	memcpy(b + RDS_IB_HS_OFFER_LEN - sizeof(t), &t, sizeof(t));
+}
+
+bool rds_ib_hs_is_offer(const void *buf, size_t len)
+{
+	const u8 *b = buf;
+	__be16 magic;
+
+	if (!buf || len < RDS_IB_HS_OFFER_LEN ||
+	    b[RDS_IB_HS_OFFER_MARK_OFF] != RDS_IB_HS_OFFER_MARK)
+		return false;
+	memcpy(&magic, b + RDS_IB_HS_OFFER_LEN -
+	       sizeof(struct rds_ib_hs_offer_tail), sizeof(magic));
+	return be16_to_cpu(magic) == RDS_IB_HS_OFFER_MAGIC;
+}
+
+/* The common checks of a decoded handshake, whatever its layout. */
+static enum rds_ib_hs_reason rds_ib_hs_check(const struct rds_ib_hs *hs)
+{
+	if (!hs->hello.gen)
+		return RDS_IB_HS_R_GEN;
+	if (hs->frag_shift < RDS_IB_HS_MIN_SHIFT ||
+	    hs->frag_shift > RDS_IB_HS_MAX_SHIFT)
+		return RDS_IB_HS_R_FRAG;
+	if (hs->credits > RDS_IB_HS_MAX_CREDITS)
+		return RDS_IB_HS_R_CREDITS;
+	return RDS_IB_HS_OK;
+}
+
+static enum rds_ib_hs_reason rds_ib_hs_offer_decode(const u8 *b,
+						    struct rds_ib_hs *hs)
+{
+	struct rds_ib_hs_offer_tail t;
+	__be64 ack;
+
+	memcpy(&t, b + RDS_IB_HS_OFFER_LEN - sizeof(t), sizeof(t));
+	memcpy(&ack, b + RDS_IB_HS_OFFER_ACK_OFF, sizeof(ack));
+	hs->major = t.major;
+	hs->minor = t.minor;
+	hs->reason = 0;
+	if (t.major != RDS_IB_HS_MAJOR)
+		return RDS_IB_HS_R_VERSION;
+	if (t.flags)
+		return RDS_IB_HS_R_FLAGS;
+	hs->hello.gen = be32_to_cpu(t.gen);
+	hs->hello.peer_gen = be32_to_cpu(t.peer_gen);
+	hs->hello.rx_next = be64_to_cpu(ack) + 1;
+	hs->hello.tx_first = be64_to_cpu(t.tx_first);
+	hs->credits = be16_to_cpu(t.credits);
+	hs->frag_shift = t.frag_shift;
+	hs->tos = b[RDS_IB_HS_OFFER_TOS_OFF];
+	return rds_ib_hs_check(hs);
+}
+
 enum rds_ib_hs_reason rds_ib_hs_decode(const void *buf, size_t len,
 				       struct rds_ib_hs *hs)
 {
 	struct rds_ib_hs_wire w;
 
+	if (rds_ib_hs_is_offer(buf, len))
+		return rds_ib_hs_offer_decode(buf, hs);
 	if (!buf || len < sizeof(w))
 		return RDS_IB_HS_R_SHORT;
 	memcpy(&w, buf, sizeof(w));
@@ -78,14 +152,7 @@ enum rds_ib_hs_reason rds_ib_hs_decode(const void *buf, size_t len,
 	hs->credits = be32_to_cpu(w.credits);
 	hs->frag_shift = w.frag_shift;
 	hs->tos = w.tos;
-	if (!hs->hello.gen)
-		return RDS_IB_HS_R_GEN;
-	if (hs->frag_shift < RDS_IB_HS_MIN_SHIFT ||
-	    hs->frag_shift > RDS_IB_HS_MAX_SHIFT)
-		return RDS_IB_HS_R_FRAG;
-	if (hs->credits > RDS_IB_HS_MAX_CREDITS)
-		return RDS_IB_HS_R_CREDITS;
-	return RDS_IB_HS_OK;
+	return rds_ib_hs_check(hs);
 }
 
 enum rds_ib_hs_reason rds_ib_hs_negotiate(const struct rds_ib_hs *offer,

@@ -101,12 +101,63 @@ struct rds_ib_hs {
 	struct rds_seq_hello	hello;
 };
 
+/* Our handshake in the kernel's RDS layout (Documentation/interop.md,
+ * "Our offer"): the request we send, so that a peer running the kernel's
+ * RDS (mlhs.h) accepts it too.  Bytes 0..31 are that RDS's IPv4 private
+ * data (written by rds_ib_mlhs_encode(): addresses, version 3.1, TOS,
+ * ack_seq = rx_next - 1, credit 0), byte 13 (its reserved1, which it
+ * never reads) is RDS_IB_HS_OFFER_MARK, and bytes 32..55, which it never
+ * reads either, carry the rest of ours:
+ *
+ *  32  magic      "Rx"
+ *  34  major
+ *  35  minor
+ *  36  flags      0
+ *  37  frag_shift
+ *  38  credits    be16 (RDS_IB_HS_MAX_CREDITS at most)
+ *  40  gen
+ *  44  peer_gen
+ *  48  tx_first
+ *
+ * A 56-byte request is all an IB CM REQ leaves to rdma_cm's user.
+ */
+#define RDS_IB_HS_OFFER_LEN	56
+#define RDS_IB_HS_OFFER_MARK	0xA5	/* at RDS_IB_HS_OFFER_MARK_OFF */
+#define RDS_IB_HS_OFFER_MARK_OFF 13
+#define RDS_IB_HS_OFFER_TOS_OFF	12
+#define RDS_IB_HS_OFFER_ACK_OFF	16	/* be64: rx_next - 1 */
+#define RDS_IB_HS_OFFER_MAGIC	0x5278	/* "Rx" */
+
+struct rds_ib_hs_offer_tail {
+	__be16	magic;
+	u8	major;
+	u8	minor;
+	u8	flags;
+	u8	frag_shift;
+	__be16	credits;
+	__be32	gen;
+	__be32	peer_gen;
+	__be64	tx_first;
+} __packed;
+
+static_assert(sizeof(struct rds_ib_hs_offer_tail) ==
+	      RDS_IB_HS_OFFER_LEN - 32);
+
+/* Write the marker and bytes 32..55 of an offer of hs into buf, whose
+ * first 32 bytes already hold the kernel's RDS layout.
+ */
+void rds_ib_hs_offer_put(const struct rds_ib_hs *hs, void *buf);
+
+/* Whether len bytes of private data are an offer (marker and magic). */
+bool rds_ib_hs_is_offer(const void *buf, size_t len);
+
 /* Encode hs into buf (at least sizeof(struct rds_ib_hs_wire) bytes). */
 void rds_ib_hs_encode(const struct rds_ib_hs *hs, void *buf);
 
-/* Decode and validate len bytes of private data.  Returns RDS_IB_HS_OK
- * and fills hs, or the reason to refuse it.  Trailing bytes (zeros, or a
- * newer minor's additions) are ignored.
+/* Decode and validate len bytes of private data, in our layout or as an
+ * offer (above).  Returns RDS_IB_HS_OK and fills hs, or the reason to
+ * refuse it.  Trailing bytes (zeros, or a newer minor's additions) are
+ * ignored.
  */
 enum rds_ib_hs_reason rds_ib_hs_decode(const void *buf, size_t len,
 				       struct rds_ib_hs *hs);

@@ -76,6 +76,60 @@ struct rds_ib_rx_ops {
 	void		(*release)(struct rds_ib_device *rdev);
 };
 
+/* The protocol a connection speaks on the wire: ours (between two hosts
+ * running this module), or the kernel's own RDS over IB toward a peer
+ * that runs it (Documentation/interop.md).  Chosen per attempt before
+ * its queue pair exists (rds_ib_ml_attempt_begin()), from the peer's
+ * request when it connects, else from what the peer was last time, and
+ * corrected by the peer's accept (rds_ib_ml_use()).  The data path calls
+ * through it and never tests which it is: the send side (send.c) under
+ * i_lock with i_up, so that it always uses the current one.
+ */
+struct rds_ib_proto {
+	const char	*name;
+	/* A data slot for the next frame and the credit it needs, and the
+	 * credits the frame grants; NULL (i_xmit_stalled set) if none now.
+	 */
+	struct rds_ib_send_slot *(*slot_take)(struct rds_ib_conn *ic,
+					      u8 *grant);
+	/* Write the header of fragment frag of rm into slot s; more: the
+	 * send queue holds more messages after rm.
+	 */
+	void		(*frame_hdr)(struct rds_ib_conn *ic,
+				     struct rds_ib_send_slot *s,
+				     const struct rds_message *rm,
+				     unsigned int frag, bool more);
+	/* a receive completion of the connection's queue pair (softirq) */
+	void		(*recv_frame)(struct rds_ib_conn *ic,
+				      struct rds_ib_rx_buf *buf,
+				      struct ib_wc *wc);
+	u8		ctrl_flags;	/* h_flags of an ACK-only frame */
+	/* send_flags of a message's last frame and of an ACK-only frame:
+	 * IB_SEND_SOLICITED where the peer's receive CQ wakes only for
+	 * solicited completions (the kernel's RDS)
+	 */
+	int		solicit_last;
+	/* RNR retries we ask of the peer's queue pair (rdma_cm hands each
+	 * side's QP the count the other side's REQ or REP carries)
+	 */
+	u8		rnr_retry;
+	bool		heartbeat;	/* the peer answers our heartbeat */
+	/* close the connection after ib_idle_secs without traffic (the
+	 * kernel's RDS reconnects at once after any loss: no point)
+	 */
+	bool		idle_close;
+	/* send our congestion map at every connect, even when empty (the
+	 * kernel's RDS keeps the last one it got across a reconnect)
+	 */
+	bool		map_every_connect;
+};
+
+/* Toward a peer of ours: credits prevent RNR, keep one visible. */
+#define RDS_IB_RNR_RETRY	2
+
+extern const struct rds_ib_proto rds_ib_proto_ours;
+extern const struct rds_ib_proto rds_ib_proto_ml;
+
 struct rds_ib_device {
 	struct list_head	rd_item;	/* rds_ib_devices, RCU + mutex */
 	refcount_t		rd_refcount;
@@ -266,6 +320,10 @@ struct rds_ib_conn {
 	u32			i_peer_gen;	/* the peer's generation, 0: none
 						 * (WRITE_ONCE: /proc reads it)
 						 */
+	/* the peer ran the kernel's RDS at its last connection: the next
+	 * attempt we make starts in its protocol (i_cm_mutex)
+	 */
+	bool			i_peer_ml;
 	bool			i_port_was_down; /* seen down since last up */
 	unsigned long		i_port_up_at;	/* jiffies it was seen up again */
 	unsigned int		i_backoff_ms;	/* next reconnect delay */
@@ -273,6 +331,11 @@ struct rds_ib_conn {
 	/* protects the data path state below (taken in softirq) */
 	spinlock_t		i_lock;
 	bool			i_up;		/* frames may be posted */
+	/* the attempt's protocol: written while !i_up (i_cm_mutex held) */
+	const struct rds_ib_proto *i_proto;
+	u32			i_rx_frames;	/* frames of the attempt's QP
+						 * taken so far
+						 */
 	/* written under i_cm_mutex and i_lock while !i_up (the QP's
 	 * setup, its coming up), read under i_lock while i_up
 	 */
@@ -294,6 +357,9 @@ struct rds_ib_conn {
 						 */
 	struct rds_message	*i_xmit_rm;	/* partly sent message */
 	unsigned int		i_xmit_frag;	/* its next fragment */
+	u8			i_xmit_flags;	/* h_flags its frames add (the
+						 * kernel's RDS: ACK_REQUIRED)
+						 */
 	/* small messages held back to share one packed frame (references) */
 	struct rds_message	*i_pack[RDS_IB_PACK_MAX];
 	unsigned int		i_pack_n;
@@ -440,6 +506,10 @@ void rds_ib_conn_error_after(struct rds_ib_conn *ic, const char *why,
  */
 #define RDS_IB_QP_FAIL_GRACE	(HZ / 2)
 
+/* proto.c: the receive entry, through ic->i_proto */
+void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
+		       struct ib_wc *wc);
+
 /* send.c */
 int rds_ib_xmit(struct rds_connection *conn, struct rds_message *rm);
 void rds_ib_xmit_done(struct rds_connection *conn);
@@ -454,8 +524,8 @@ void rds_ib_extra_done(struct rds_ib_conn *ic, struct ib_wc *wc);
 void rds_ib_op_reset(struct rds_rdma_op *op);
 
 /* recv.c */
-void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
-		       struct ib_wc *wc);
+void rds_ib_ours_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
+			    struct ib_wc *wc);
 void rds_ib_recv_reset(struct rds_ib_conn *ic);
 __sum16 rds_ib_hdr_csum(const struct rds_header *hdr);
 int rds_ib_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to);

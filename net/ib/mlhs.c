@@ -165,6 +165,15 @@ enum rds_ib_pd_kind rds_ib_pd_classify(const void *buf, size_t len, bool v6,
 	if (c->reason == RDS_IB_MLHS_OK)
 		c->reason = rds_ib_mlhs_judge(c, local, peer);
 
+	/* Ours in the kernel's IPv4 layout (hs.h): the marker that RDS
+	 * never writes, and our magic where it never reads.
+	 */
+	if (!v6 && rds_ib_hs_is_offer(buf, len)) {
+		c->kind = RDS_IB_PD_OURS;
+		c->reason = RDS_IB_MLHS_OK;
+		c->proto = 0;
+		return c->kind;
+	}
 	if (buf && len >= sizeof(magic)) {
 		memcpy(&magic, buf, sizeof(magic));
 		/* Ours starts with the magic.  So does a mainline private

@@ -103,7 +103,9 @@ struct rds_ib_mlhs {
 /* What a received private data is. */
 enum rds_ib_pd_kind {
 	RDS_IB_PD_UNKNOWN = 0,
-	RDS_IB_PD_OURS,		/* our handshake (hs.h): its decoder judges it */
+	RDS_IB_PD_OURS,		/* our handshake (hs.h), in our layout or as
+				 * an offer: its decoder judges it
+				 */
 	RDS_IB_PD_MAINLINE,	/* the kernel's RDS, a version it speaks */
 };
 

@@ -20,6 +20,7 @@
 
 #include "ib.h"
 #include "../trace/rds.h"
+#include "path.h"
 
 /* The header checksum: the Internet checksum of the 48 bytes with h_csum
  * taken as zero.
@@ -57,8 +58,8 @@ static const char rds_ib_rx_nomem[] = "out of memory";
  * resends from its first unacknowledged message.  A bad frame is counted
  * as one; running out of memory only as rx_nomem (already counted).
  */
-static void rds_ib_recv_bad(struct rds_ib_conn *ic,
-			    const struct rds_header *hdr, const char *why)
+void rds_ib_recv_bad(struct rds_ib_conn *ic, const struct rds_header *hdr,
+		     const char *why)
 {
 	trace_rds_msg_drop(ic->i_conn, hdr, why);
 	if (why == rds_ib_rx_nomem) {
@@ -102,8 +103,20 @@ static bool rds_ib_recv_ack(struct rds_ib_conn *ic, u64 ack, bool *kick)
 	return true;
 }
 
+bool rds_ib_recv_take_ack(struct rds_ib_conn *ic, const struct rds_header *hdr,
+			  bool kick)
+{
+	if (!rds_ib_recv_ack(ic, be64_to_cpu(hdr->h_ack), &kick)) {
+		rds_ib_recv_bad(ic, hdr, "ACK of a message never sent");
+		return false;
+	}
+	if (kick)
+		queue_work(rds_ib_wq, &ic->i_send_work);
+	return true;
+}
+
 /* A message is complete: deliver it, then it counts toward the ACK. */
-static void rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm)
+void rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm)
 {
 	struct rds_connection *conn = ic->i_conn;
 	struct rds_header *hdr = &rm->m_inc.i_hdr;
@@ -224,13 +237,14 @@ static bool rds_ib_recv_seq_ok(struct rds_ib_conn *ic,
 }
 
 /* Take one data fragment.  Returns a complete message (the caller
- * delivers it) or NULL; sets *why on a protocol error.
+ * delivers it) or NULL; sets *why on a protocol error.  The first
+ * fragment's sequence number is the caller's to judge (in_window).
  */
-static struct rds_message *rds_ib_recv_frag(struct rds_ib_conn *ic,
-					    const struct rds_header *hdr,
-					    struct rds_ib_rx_buf *buf,
-					    u32 data_len, u64 seen,
-					    const char **why)
+struct rds_message *rds_ib_recv_frag(struct rds_ib_conn *ic,
+				     const struct rds_header *hdr,
+				     struct rds_ib_rx_buf *buf, u32 data_len,
+				     u64 seen, bool in_window,
+				     const char **why)
 {
 	struct rds_message *rm;
 	u32 len = be32_to_cpu(hdr->h_len);
@@ -238,7 +252,7 @@ static struct rds_message *rds_ib_recv_frag(struct rds_ib_conn *ic,
 
 	lockdep_assert_held(&ic->i_rx_lock);
 	rm = ic->i_rx_rm;
-	if (!rm && !rds_ib_recv_seq_ok(ic, hdr)) {
+	if (!rm && !in_window) {
 		*why = "sequence number out of window";
 		return NULL;
 	}
@@ -365,8 +379,30 @@ out:
 	return why;
 }
 
-void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
-		       struct ib_wc *wc)
+bool rds_ib_recv_head(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
+		      struct ib_wc *wc, struct rds_header *hdr, u32 *data_len,
+		      u64 *seen)
+{
+	rds_ib_count(RDS_IB_C_RX_FRAMES);
+	/* A completion of an attempt already torn down or failed. */
+	if (wc->qp != READ_ONCE(ic->i_qp) || READ_ONCE(ic->i_rx_stopped)) {
+		rds_ib_count(RDS_IB_C_STALE_RX);
+		return false;
+	}
+	if (wc->byte_len < sizeof(*hdr)) {
+		rds_ib_recv_bad(ic, NULL, "short frame");
+		return false;
+	}
+	WRITE_ONCE(ic->i_last_rx, jiffies);
+	/* SO_RDS_MSG_RXPATH_LATENCY: the header is first looked at now */
+	*seen = local_clock();
+	memcpy(hdr, buf->rb_hdr, sizeof(*hdr));
+	*data_len = wc->byte_len - sizeof(*hdr);
+	return true;
+}
+
+void rds_ib_ours_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
+			    struct ib_wc *wc)
 {
 	struct rds_header hdr;
 	struct rds_message *done = NULL;
@@ -375,21 +411,8 @@ void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 	u32 data_len;
 	u64 seen;
 
-	rds_ib_count(RDS_IB_C_RX_FRAMES);
-	/* A completion of an attempt already torn down or failed. */
-	if (wc->qp != READ_ONCE(ic->i_qp) || READ_ONCE(ic->i_rx_stopped)) {
-		rds_ib_count(RDS_IB_C_STALE_RX);
+	if (!rds_ib_recv_head(ic, buf, wc, &hdr, &data_len, &seen))
 		return;
-	}
-	if (wc->byte_len < sizeof(hdr)) {
-		rds_ib_recv_bad(ic, NULL, "short frame");
-		return;
-	}
-	WRITE_ONCE(ic->i_last_rx, jiffies);
-	/* SO_RDS_MSG_RXPATH_LATENCY: the header is first looked at now */
-	seen = local_clock();
-	memcpy(&hdr, buf->rb_hdr, sizeof(hdr));
-	data_len = wc->byte_len - sizeof(hdr);
 	if (hdr.h_csum != rds_ib_hdr_csum(&hdr)) {
 		rds_stats_inc(s_recv_drop_bad_checksum);
 		rds_ib_recv_bad(ic, &hdr, "header checksum");
@@ -417,12 +440,8 @@ void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 		rds_ib_recv_bad(ic, &hdr, "credits exceeded");
 		return;
 	}
-	if (!rds_ib_recv_ack(ic, be64_to_cpu(hdr.h_ack), &kick)) {
-		rds_ib_recv_bad(ic, &hdr, "ACK of a message never sent");
+	if (!rds_ib_recv_take_ack(ic, &hdr, kick))
 		return;
-	}
-	if (kick)
-		queue_work(rds_ib_wq, &ic->i_send_work);
 
 	if (!ctrl && (hdr.h_flags & RDS_IB_FLAG_PACK)) {
 		why = rds_ib_recv_pack(ic, &hdr, buf, data_len, seen);
@@ -433,7 +452,7 @@ void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 	} else if (!ctrl) {
 		spin_lock_bh(&ic->i_rx_lock);
 		done = rds_ib_recv_frag(ic, &hdr, buf, data_len, seen,
-					&why);
+					rds_ib_recv_seq_ok(ic, &hdr), &why);
 		spin_unlock_bh(&ic->i_rx_lock);
 		if (why) {
 			rds_ib_recv_bad(ic, &hdr, why);

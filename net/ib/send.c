@@ -24,9 +24,7 @@
 
 #include "ib.h"
 #include "../trace/rds.h"
-
-/* The control frames' slot: the one after the data slots. */
-#define RDS_IB_CTRL_SLOT(ic)	((ic)->i_send_nr)
+#include "path.h"
 
 static void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc);
 
@@ -96,8 +94,7 @@ err:
 /* Release what a slot's frame holds: unmap its data and packed headers
  * and drop its message references.
  */
-static void rds_ib_slot_release(struct rds_ib_conn *ic,
-				struct rds_ib_send_slot *s)
+void rds_ib_slot_release(struct rds_ib_conn *ic, struct rds_ib_send_slot *s)
 {
 	struct ib_device *dev = ic->i_rdev->rd_dev;
 	unsigned int i;
@@ -120,9 +117,8 @@ static void rds_ib_slot_release(struct rds_ib_conn *ic,
 }
 
 /* Add len bytes at the start of page to the frame of slot s. */
-static int rds_ib_slot_add_page(struct rds_ib_conn *ic,
-				struct rds_ib_send_slot *s,
-				struct page *page, u32 len)
+int rds_ib_slot_add_page(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
+			 struct page *page, u32 len)
 {
 	struct ib_device *dev = ic->i_rdev->rd_dev;
 	struct ib_sge *sge = &s->s_sge[s->s_wr.num_sge];
@@ -213,8 +209,8 @@ void rds_ib_ring_free(struct rds_ib_conn *ic)
 /* Fill in the per-frame fields of the header of slot s: the ACK and the
  * credits it carries, and the checksum.
  */
-static void rds_ib_hdr_finish(struct rds_ib_conn *ic,
-			      struct rds_ib_send_slot *s, u8 grant)
+void rds_ib_hdr_finish(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
+		       u8 grant)
 {
 	unsigned int i = s - ic->i_ring;
 	struct rds_header *hdr = &ic->i_hdrs[i];
@@ -243,12 +239,18 @@ static void rds_ib_credits_peak(struct rds_ib_conn *ic)
 		atomic64_set(&rds_ib_counters[RDS_IB_C_CREDITS_PEAK], used);
 }
 
+void rds_ib_frame_hdr(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
+		      const struct rds_message *rm, unsigned int frag,
+		      bool more)
+{
+	ic->i_hdrs[s - ic->i_ring] = rm->m_inc.i_hdr;
+}
+
 /* Take a slot and a credit for the next frame.  NULL (and a stall) when
  * there is none: the peer's credits or a send completion will kick the
  * send work.
  */
-static struct rds_ib_send_slot *rds_ib_slot_take(struct rds_ib_conn *ic,
-						 u8 *grant)
+struct rds_ib_send_slot *rds_ib_slot_take(struct rds_ib_conn *ic, u8 *grant)
 {
 	lockdep_assert_held(&ic->i_lock);
 	if (ic->i_head - ic->i_tail >= ic->i_send_nr) {
@@ -278,10 +280,11 @@ static struct rds_ib_send_slot *rds_ib_slot_take(struct rds_ib_conn *ic,
 }
 
 /* The frame in slot s is built: finish its header, decide whether it is
- * signalled and post it.  -ENOTCONN if the QP refused it.
+ * signalled and post it.  last: it ends a message (the protocol may want
+ * the peer woken, solicit_last).  -ENOTCONN if the QP refused it.
  */
-static int rds_ib_slot_post(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
-			    u8 grant, bool signal, bool fence)
+int rds_ib_slot_post(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
+		     u8 grant, bool signal, bool fence, bool last)
 {
 	const struct ib_send_wr *bad;
 
@@ -289,6 +292,8 @@ static int rds_ib_slot_post(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
 	s->s_wr.next = NULL;
 	/* After an RDMA READ or atomic: not before its data is back. */
 	s->s_wr.send_flags = fence ? IB_SEND_FENCE : 0;
+	if (last)
+		s->s_wr.send_flags |= ic->i_proto->solicit_last;
 	if (++ic->i_since_signal >= ic->i_signal_every || signal) {
 		s->s_wr.send_flags |= IB_SEND_SIGNALED;
 		ic->i_since_signal = 0;
@@ -305,7 +310,7 @@ static int rds_ib_slot_post(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
 }
 
 /* rm's last frame is posted: the peer may acknowledge it from now on. */
-static void rds_ib_posted(struct rds_ib_conn *ic, const struct rds_message *rm)
+void rds_ib_posted(struct rds_ib_conn *ic, const struct rds_message *rm)
 {
 	u64 seq = be64_to_cpu(rm->m_inc.i_hdr.h_sequence);
 
@@ -330,7 +335,7 @@ static int rds_ib_pack_post(struct rds_ib_conn *ic)
 	if (!n)
 		return 0;
 	last = ic->i_pack[n - 1];	/* held in order: the highest number */
-	s = rds_ib_slot_take(ic, &grant);
+	s = ic->i_proto->slot_take(ic, &grant);
 	if (!s)
 		return -EAGAIN;
 	hdr = &ic->i_hdrs[s - ic->i_ring];
@@ -360,7 +365,7 @@ static int rds_ib_pack_post(struct rds_ib_conn *ic)
 	}
 	ic->i_pack_n = 0;
 	ic->i_pack_used = 0;
-	ret = rds_ib_slot_post(ic, s, grant, false, false);
+	ret = rds_ib_slot_post(ic, s, grant, false, false, true);
 	if (!ret)
 		rds_ib_posted(ic, last);	/* the slot holds a reference */
 	return ret;
@@ -443,7 +448,7 @@ static void rds_ib_op_done(struct ib_cq *cq, struct ib_wc *wc);
  * READ or an atomic always: the message must not be delivered, nor its
  * ACK freed, before the op's data is back.
  */
-static bool rds_ib_op_fences(const struct rds_rdma_op *op)
+bool rds_ib_op_fences(const struct rds_rdma_op *op)
 {
 	return op->o_kind == RDS_OPK_READ || op->o_kind == RDS_OPK_ATOMIC ||
 	       (op->o_kind != RDS_OPK_NONE && op->o_fence);
@@ -517,7 +522,7 @@ static unsigned int rds_ib_op_sges(struct rds_ib_conn *ic,
  * queue has room.  0 when all are posted; -EAGAIN (stalled: completions
  * kick the send work) when room ran out.
  */
-static int rds_ib_op_post(struct rds_ib_conn *ic, struct rds_message *rm)
+int rds_ib_op_post(struct rds_ib_conn *ic, struct rds_message *rm)
 {
 	struct rds_rdma_op *op = &rm->m_op;
 	unsigned int per;
@@ -685,7 +690,7 @@ static int rds_ib_post_frags(struct rds_ib_conn *ic, struct rds_message *rm,
 		u32 len = min_t(u32, rm->m_len - f * RDS_IB_FRAG, RDS_IB_FRAG);
 		bool last = f + 1 == nfrags;
 
-		s = rds_ib_slot_take(ic, &grant);
+		s = ic->i_proto->slot_take(ic, &grant);
 		if (!s)
 			return -EAGAIN;
 		rds_message_get(rm);
@@ -699,7 +704,7 @@ static int rds_ib_post_frags(struct rds_ib_conn *ic, struct rds_message *rm,
 			ic->i_up = false;
 			return -ENOTCONN;
 		}
-		ic->i_hdrs[s - ic->i_ring] = rm->m_inc.i_hdr;
+		ic->i_proto->frame_hdr(ic, s, rm, f, more_queued);
 		ic->i_xmit_frag++;
 		/* Signal the end of a multi-frame message when nothing
 		 * follows, so that its pages are not held by the ring while
@@ -708,7 +713,7 @@ static int rds_ib_post_frags(struct rds_ib_conn *ic, struct rds_message *rm,
 		 */
 		ret = rds_ib_slot_post(ic, s, grant,
 				       last && nfrags > 1 && !more_queued,
-				       !f && rds_ib_op_fences(&rm->m_op));
+				       !f && rds_ib_op_fences(&rm->m_op), last);
 		if (ret)
 			return ret;
 		if (last)
@@ -796,7 +801,8 @@ void rds_ib_xmit_done(struct rds_connection *conn)
 }
 
 /* Send a control frame (ACK and/or credit grant) if one is due and none
- * is in flight.  Any context.
+ * is in flight.  Any context.  Toward the kernel's RDS an ACK only (no
+ * credits are refilled, no heartbeat is asked or answered), in its form.
  */
 void rds_ib_send_ctrl(struct rds_ib_conn *ic)
 {
@@ -820,7 +826,7 @@ void rds_ib_send_ctrl(struct rds_ib_conn *ic)
 	s = &ic->i_ring[RDS_IB_CTRL_SLOT(ic)];
 	hdr = &ic->i_hdrs[RDS_IB_CTRL_SLOT(ic)];
 	memset(hdr, 0, sizeof(*hdr));
-	hdr->h_flags = RDS_IB_FLAG_CTRL;
+	hdr->h_flags = ic->i_proto->ctrl_flags;
 	if (ic->i_hb_ask) {
 		hdr->h_flags |= RDS_IB_FLAG_HB;
 		rds_ib_count(RDS_IB_C_HB_SENT);
@@ -830,7 +836,7 @@ void rds_ib_send_ctrl(struct rds_ib_conn *ic)
 	rds_ib_hdr_finish(ic, s, grant);
 	s->s_wr.next = NULL;
 	s->s_wr.num_sge = 1;
-	s->s_wr.send_flags = IB_SEND_SIGNALED;
+	s->s_wr.send_flags = IB_SEND_SIGNALED | ic->i_proto->solicit_last;
 	rds_ib_count(RDS_IB_C_TX_CTRL);
 	if (ib_post_send(ic->i_qp, &s->s_wr, &bad)) {
 		ic->i_up = false;

@@ -288,6 +288,14 @@ vm_suite "vm $kver wire-peer" tools/testing/vm/wire-peer.tests --kver "$kver" \
 	--topology two --plan tools/testing/vm/wire-peer.tests
 vm_suite "vm $kver rds-stress/mainline" tools/testing/vm/rds-stress.tests \
 	--kver "$kver" --topology two --plan tools/testing/vm/rds-stress.tests
+# The mixed pairs speak the kernel's RDS, whose code differs by series:
+# on the other series too.
+for k in $vm_kvers; do
+	[ "$k" = "$kver" ] && continue
+	vm_suite "vm $k mainline pairs" tools/testing/vm/mainline-pair.tests \
+		--kver "$k" --topology two \
+		--plan tools/testing/vm/mainline-pair.tests
+done
 vm_suite "vm $kver rds-stress/rdma-ours" tools/testing/vm/rdma-stress.tests \
 	--kver "$kver" --topology two --plan tools/testing/vm/rdma-stress.tests
 vm_suite "vm $kver faults (short form)" tools/testing/vm/faults-short.tests \

@@ -24,9 +24,32 @@ static u64 get_be(const unsigned char *p, int n)
 	return v;
 }
 
+/* The reference for an offer (hs.h: the kernel's RDS layout, marker at
+ * 13, "Rx" at 32): what decode must say about it.
+ */
+static bool ref_is_offer(const unsigned char *b, size_t len)
+{
+	return len >= 56 && b[13] == 0xA5 && get_be(b + 32, 2) == 0x5278;
+}
+
+static enum rds_ib_hs_reason ref_offer(const unsigned char *b)
+{
+	if (b[34] != 1)
+		return RDS_IB_HS_R_VERSION;
+	if (b[36])
+		return RDS_IB_HS_R_FLAGS;
+	if (!get_be(b + 40, 4))
+		return RDS_IB_HS_R_GEN;
+	if (b[37] < 12 || b[37] > 16)
+		return RDS_IB_HS_R_FRAG;
+	return RDS_IB_HS_OK;
+}
+
 /* The reference: what decode must say about these bytes. */
 static enum rds_ib_hs_reason ref_decode(const unsigned char *b, size_t len)
 {
+	if (ref_is_offer(b, len))
+		return ref_offer(b);
 	if (len < 40)
 		return RDS_IB_HS_R_SHORT;
 	if (get_be(b, 4) != 0x52445369)
@@ -57,6 +80,21 @@ static void ref_fields_match(const unsigned char *b, const struct rds_ib_hs *hs)
 	EXPECT(hs->tos == b[38] && hs->reason == b[39], "tos, reason");
 }
 
+/* The fields decode must produce from an offer it accepts. */
+static void ref_offer_fields_match(const unsigned char *b,
+				   const struct rds_ib_hs *hs)
+{
+	EXPECT(hs->major == b[34] && hs->minor == b[35], "offer version");
+	EXPECT(hs->frag_shift == b[37], "offer frag_shift");
+	EXPECT(hs->credits == get_be(b + 38, 2), "offer credits");
+	EXPECT(hs->hello.gen == get_be(b + 40, 4), "offer gen");
+	EXPECT(hs->hello.peer_gen == get_be(b + 44, 4), "offer peer_gen");
+	EXPECT(hs->hello.tx_first == get_be(b + 48, 8), "offer tx_first");
+	EXPECT(hs->hello.rx_next == get_be(b + 16, 8) + 1,
+	       "offer rx_next = ack_seq + 1");
+	EXPECT(hs->tos == b[12], "offer tos");
+}
+
 static void valid(struct rds_ib_hs *hs)
 {
 	memset(hs, 0, sizeof(*hs));
@@ -81,7 +119,7 @@ int main(int argc, char **argv)
 	int f;
 
 	rng = seed | 1;
-	printf("TAP version 13\n1..6\n# seed 0x%llx (rerun: %s 0x%llx)\n",
+	printf("TAP version 13\n1..8\n# seed 0x%llx (rerun: %s 0x%llx)\n",
 	       (unsigned long long)seed, argv[0], (unsigned long long)seed);
 
 	f = failures;
@@ -168,6 +206,63 @@ int main(int argc, char **argv)
 	}
 	report("negotiation: other majors refused, min(minor) used, TOS checked",
 	       f);
+
+	f = failures;
+	for (i = 0; i < 100000; i++) {
+		unsigned int j;
+		u64 ack;
+
+		valid(&hs);
+		/* The kernel's RDS layout under it: random, but for the
+		 * marker's byte (its reserved1), and ack_seq = rx_next - 1.
+		 */
+		for (j = 0; j < sizeof(buf); j++)
+			buf[j] = rnd();
+		ack = hs.hello.rx_next - 1;
+		for (j = 0; j < 8; j++)
+			buf[16 + j] = ack >> (56 - 8 * j);
+		buf[12] = hs.tos;
+		rds_ib_hs_offer_put(&hs, buf);
+		EXPECT(buf[13] == 0xA5, "marker written");
+		EXPECT(ref_decode(buf, 56) == RDS_IB_HS_OK, "reference accepts");
+		EXPECT(rds_ib_hs_is_offer(buf, 56), "an offer");
+		EXPECT(!rds_ib_hs_is_offer(buf, 55), "55 bytes: not an offer");
+		memset(&out, 0xaa, sizeof(out));
+		EXPECT(rds_ib_hs_decode(buf, 56, &out) == RDS_IB_HS_OK,
+		       "decode accepts a valid offer");
+		ref_offer_fields_match(buf, &out);
+		EXPECT(!memcmp(&out.hello, &hs.hello, sizeof(hs.hello)) &&
+		       out.credits == hs.credits && out.tos == hs.tos &&
+		       out.frag_shift == hs.frag_shift &&
+		       out.major == hs.major && out.minor == hs.minor,
+		       "offer round trip");
+		buf[13] = 0;	/* what the kernel's RDS sends */
+		EXPECT(!rds_ib_hs_is_offer(buf, 56), "no marker: not an offer");
+		EXPECT(rds_ib_hs_decode(buf, 56, &out) == ref_decode(buf, 56),
+		       "no marker: our layout's verdict");
+	}
+	report("100000 random offers (ours in the kernel's RDS layout) round-trip",
+	       f);
+
+	f = failures;
+	valid(&hs);
+	memset(buf, 0, sizeof(buf));
+	rds_ib_hs_offer_put(&hs, buf);
+	for (i = 0; i < 56; i++) {
+		for (v = 0; v < 256; v++) {
+			enum rds_ib_hs_reason r;
+
+			memcpy(b2, buf, sizeof(b2));
+			b2[i] = v;
+			r = rds_ib_hs_decode(b2, 56, &out);
+			EXPECT(r == ref_decode(b2, 56),
+			       "offer byte %u = 0x%02x: decode %d, reference %d",
+			       i, v, r, ref_decode(b2, 56));
+			if (r == RDS_IB_HS_OK && ref_is_offer(b2, 56))
+				ref_offer_fields_match(b2, &out);
+		}
+	}
+	report("every value of every byte of an offer: decode agrees", f);
 
 	f = failures;
 	for (i = 0; i < RDS_IB_HS_R_MAX + 10; i++)

@@ -81,6 +81,7 @@ static enum rds_ib_pd_kind ref_classify(const unsigned char *b, size_t len,
 	unsigned char s[16], d[16];
 	enum rds_ib_mlhs_reason r;
 	bool magic = len >= 4 && get_be(b, 4) == 0x52445369;
+	bool offer;
 
 	*proto = 0;
 	if (len == 0) {
@@ -100,7 +101,10 @@ static enum rds_ib_pd_kind ref_classify(const unsigned char *b, size_t len,
 		else
 			r = RDS_IB_MLHS_OK;
 	}
-	if (magic && !(r == RDS_IB_MLHS_OK && local && peer)) {
+	/* our offer (hs.h): IPv4 layout, marker at 13, "Rx" at 32 */
+	offer = !v6 && len >= 56 && b[13] == 0xA5 &&
+		get_be(b + 32, 2) == 0x5278;
+	if (offer || (magic && !(r == RDS_IB_MLHS_OK && local && peer))) {
 		*reason = RDS_IB_MLHS_OK;
 		*proto = 0;
 		return RDS_IB_PD_OURS;
@@ -198,7 +202,8 @@ struct pd_case {
 	int major, minor, mask;	/* -1: the valid offer's */
 	int what;		/* 0 none, 1 wrong daddr, 2 wrong saddr,
 				 * 3 our handshake, 4 no addresses known,
-				 * 5 saddr "RDSi", 6 as 5 with no peer known
+				 * 5 saddr "RDSi", 6 as 5 with no peer known,
+				 * 7 our offer (hs.h) on the valid layout
 				 */
 	enum rds_ib_pd_kind kind;
 	enum rds_ib_mlhs_reason reason;
@@ -234,6 +239,8 @@ static const struct pd_case cases[] = {
 	{ "v4 ours, 8 bytes", 0, 8, -1, -1, -1, 3, RDS_IB_PD_OURS, 0, 0 },
 	{ "v4 mainline from 82.68.83.105", 0, -1, -1, -1, -1, 5, RDS_IB_PD_MAINLINE, 0, 0x0301 },
 	{ "v4 same, peer unknown: ours", 0, -1, -1, -1, -1, 6, RDS_IB_PD_OURS, 0, 0 },
+	{ "v4 our offer (marker, Rx)", 0, 56, -1, -1, -1, 7, RDS_IB_PD_OURS, 0, 0 },
+	{ "v4 our offer cut at 55", 0, 55, -1, -1, -1, 7, RDS_IB_PD_MAINLINE, 0, 0x0301 },
 };
 
 static void run_case(const struct pd_case *t)
@@ -275,6 +282,14 @@ static void run_case(const struct pd_case *t)
 
 		memset(buf, 0, sizeof(buf));
 		rds_ib_hs_encode(&hs, buf);
+	}
+	if (t->what == 7) {
+		struct rds_ib_hs hs = {
+			.major = RDS_IB_HS_MAJOR, .minor = RDS_IB_HS_MINOR,
+			.frag_shift = 13, .hello.gen = 0x04000003,
+		};
+
+		rds_ib_hs_offer_put(&hs, buf);
 	}
 	if (t->len >= 0)
 		len = t->len;

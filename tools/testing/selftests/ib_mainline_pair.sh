@@ -1,0 +1,212 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A mixed pair talks (issue 18, part 1; Documentation/interop.md): host
+# ML_HOST (1 by default; the plan runs it both ways round) loads Debian's
+# rds_rdma, the other host our module.
+#  1. Ours connects to the kernel's RDS: 5 pings from ours, 5 pongs; ours
+#     logs that the peer's accept is the kernel's RDS.
+#  2. The kernel's RDS connects to ours (ours reloaded: it reconnects on
+#     its own): ours counts its request as "mainline" and accepts it in
+#     its protocol; 5 pings from it, 5 pongs.
+#  3. rds-stress, every message verified, acks the size of the requests
+#     (data both ways): 1 KiB and 64 KiB, 4 tasks x depth 8.
+#  4. The same under a link cut: 8 s into a 30 s run the host running ours
+#     pulls its own cable (QMP set_link) for 5 s.  Nothing may be lost,
+#     duplicated or reordered (rds-stress exits 0 on both hosts, counts
+#     equal), the cut must have stopped the load (a second with no
+#     traffic) and the connection must have been re-formed.
+#  5. Ours, with ib_idle_secs 2, does not close the idle connection.
+#  6. Ours counted no request as not_rds (since the reload of step 2);
+#     the kernel's RDS never logged our request as another version.
+# It replaces ib_mainline_refuse, which asserted the refusal of before.
+# No "load" before it in the plan (tools/testing/vm/rds-stress.tests): it
+# loads each host's RDS itself and unloads it at the end.
+. "$(dirname "$0")/lib.sh"
+
+. "$(dirname "$0")/stress_lib.sh"
+
+ML_HOST=${ML_HOST:-1}
+if [ "$RDS_HOST" = "$ML_HOST" ]; then
+	me=ml
+else
+	me=ours
+fi
+echo "# host $RDS_HOST runs $me (ML_HOST=$ML_HOST)"
+
+unload() {
+	if [ $me = ml ]; then
+		modprobe -r rds_rdma rds_tcp rds 2>/dev/null
+		modprobe -r rds_rdma rds_tcp rds 2>/dev/null
+	else
+		rmmod rds 2>/dev/null
+	fi
+}
+trap unload EXIT
+
+# ping N: N pings (port 0) from this host to the peer, one at a time, up
+# to 20 s each; prints the pongs that came back from the peer's port 0.
+ping() {
+	python3 - "$RDS_ADDR" "$RDS_PEER" "$1" <<'PY'
+import select, socket, sys
+s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+s.bind((sys.argv[1], 0))
+got = 0
+for i in range(int(sys.argv[3])):
+    s.sendto(b"", (sys.argv[2], 0))
+    if select.select([s], [], [], 20)[0]:
+        data, addr = s.recvfrom(64)
+        if addr == (sys.argv[2], 0):
+            got += 1
+print(got)
+PY
+}
+
+if [ $me = ml ]; then
+	check "modprobe rds_rdma (the kernel's RDS)" modprobe rds_rdma
+else
+	check "insmod rds.ko (ours)" rds_insmod
+fi
+barrier loaded 60 || ksft_fail "barrier loaded"
+
+# 1. Ours connects to the kernel's RDS (both freshly loaded: no
+# connection yet, and the kernel's RDS connects only when it has
+# something to send).
+if [ $me = ours ]; then
+	n=$(ping 5)
+	check "ours -> kernel's RDS: 5 pings, $n pongs" test "$n" = 5
+	said() {
+		test_klog | grep -q "$RDS_PEER runs the kernel's RDS: protocol 3.1"
+	}
+	check "our side read the kernel's RDS in its accept (log)" said
+fi
+barrier ping1 180
+
+# 2. The kernel's RDS connects to ours: ours reloads; the kernel's RDS
+# reconnects on its own after a connection loss.
+if [ $me = ours ]; then
+	check "reload ours (its connections go)" rds_reload
+	# A fresh module: its counters start at 0.
+	came() {
+		[ "$(ib_handshakes mainline)" -gt 0 ] &&
+			[ "$(ib_handshakes accepted)" -gt 0 ]
+	}
+	check "its request counted as mainline and accepted" wait_for 120 came
+	echo "# ib_handshakes: $(cat /sys/module/rds/parameters/ib_handshakes)"
+	acc_log() {
+		test_klog | grep -q "accepted a connection from $RDS_PEER.*(the kernel's RDS protocol 3.1)"
+	}
+	check "accepted in its protocol (log)" acc_log
+	barrier reconnected 180
+	barrier ping2 180
+else
+	barrier reconnected 180
+	n=$(ping 5)
+	check "kernel's RDS -> ours: 5 pings, $n pongs" test "$n" = 5
+	barrier ping2 180
+fi
+
+# run NAME PORT SECS ARGS...: a verified rds-stress pair (host 1 passive).
+run() {
+	local name=$1 port=$2 secs=$3
+	shift 3
+	stress_pair "$name" "$port" "$secs" "$log/$name.out" "$log/$name.json" \
+		-- --connect-retries 30 "$@"
+	sed 's/^/#   /' "$log/$name.out" | tail -40
+	check "$name: rds-stress exits 0 (every message verified)" \
+		test "$stress_rc" = 0
+	# The average line: "tsks tx/s rx/s ... (average)" (tx/s counts
+	# sends queued, which go on when nothing arrives).
+	avg=$(awk '/\(average\)$/ { print $3 }' "$log/$name.out")
+	check "$name: messages came back (average rx/s ${avg:-none})" \
+		test "${avg:-0}" -gt 0
+	barrier "$name-done" 120
+}
+
+# The summary's counts: "tx_req rx_req tx_ack rx_ack".
+counts() {
+	python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["counts"]
+print(c["tx_req"], c["rx_req"], c["tx_ack"], c["rx_ack"])' "$1" 2>/dev/null
+}
+
+run 1k 4000 120 -t 4 -d 8 -q 1K -a 1K -T 8
+run 64k 4010 120 -t 4 -d 8 -q 64K -a 64K -T 8
+
+# 4. A link cut in the middle.  Only the host running ours cuts its own
+# cable: rxe kills its GSI queue pair for good when asked to send a
+# connection message with no route (fault_lib.sh), which ours avoids and
+# the kernel's RDS does not.
+r0=$(ib_counter resets 2>/dev/null)
+c0=$(ib_counter connects 2>/dev/null)
+if [ $me = ours ]; then
+	(
+		sleep 8
+		host_request link off && echo "# $(date +%T) link off"
+		sleep 5
+		host_request link on && echo "# $(date +%T) link on"
+	) &
+	cutter=$!
+fi
+stress_pair cut 4020 150 "$log/cut.out" "$log/cut.json" \
+	-- --connect-retries 30 -t 2 -d 4 -q 1K -a 1K -T 30
+rc=$stress_rc
+[ $me = ours ] && wait $cutter
+sed 's/^/#   /' "$log/cut.out" | tail -45
+check "cut: rds-stress exits 0 on host $RDS_HOST (nothing lost, duplicated or reordered)" \
+	test "$rc" = 0
+read -r txq rxq txa rxa <<< "$(counts "$log/cut.json")"
+echo "# cut: tx_req $txq rx_req $rxq tx_ack $txa rx_ack $rxa"
+if [ "$RDS_HOST" = 2 ]; then
+	check "cut: every request acked (tx_req $txq = rx_ack $rxa)" \
+		test -n "$txq" -a "$txq" = "$rxa"
+	# The active side's per-second lines ("tsks tx/s rx/s ..."): the
+	# cut must have stopped the load for a second at least.
+	stalled=$(awk 'NF >= 9 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ &&
+		       $4 ~ /\./ && $2 == 0 { n++ } END { print n + 0 }' \
+		  "$log/cut.out")
+	check "cut: the load stood still ($stalled s at tx/s 0)" \
+		test "$stalled" -ge 1
+fi
+if [ $me = ours ]; then
+	echo "# ib_counters: $(cat /sys/module/rds/parameters/ib_counters)"
+	check "cut: the connection was re-formed (connects $c0 -> $(ib_counter connects))" \
+		test "$(ib_counter connects)" -gt "$c0"
+	echo "# resets $r0 -> $(ib_counter resets)"
+fi
+barrier cut-done 120
+
+# 5. No idle close toward the kernel's RDS (it would reconnect at once):
+# with ib_idle_secs 2, 15 s of silence (the idle check runs every 10 s at
+# most) leave the connection as it was.
+if [ $me = ours ]; then
+	c1=$(ib_counter connects)
+	echo 2 > /sys/module/rds/parameters/ib_idle_secs
+	sleep 15
+	echo 300 > /sys/module/rds/parameters/ib_idle_secs
+	idle_kept() {
+		[ "$(ib_counter connects)" = "$c1" ] &&
+			! test_klog | grep -q "idle for .*disconnecting"
+	}
+	check "idle: not closed (connects $c1 -> $(ib_counter connects), no idle line)" \
+		idle_kept
+fi
+barrier idle-done 60
+
+# Over the whole test: nothing was taken for something else.
+if [ $me = ours ]; then
+	check "no request counted as not_rds" \
+		test "$(ib_handshakes not_rds)" = 0
+else
+	no_incompat() {
+		! test_klog | grep -q "using incompatible protocol version"
+	}
+	check "the kernel's RDS never read our request as another version" \
+		no_incompat
+fi
+
+barrier unload 60 || ksft_fail "barrier unload"
+unload
+check "rds unloaded" wait_for 10 test ! -d /sys/module/rds
+ksft_exit
