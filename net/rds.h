@@ -194,6 +194,9 @@ struct rds_connection {
 	u64			c_retransmits;	/* messages requeued after a
 						 * loss (rds_send_requeue())
 						 */
+	struct work_struct	c_stop_work;	/* c_trans->conn_stop at the
+						 * connection's destruction
+						 */
 	struct rcu_head		c_rcu;
 };
 
@@ -222,6 +225,14 @@ struct rds_transport {
 	int (*laddr_check)(struct net *net, const struct in6_addr *addr,
 			   u32 scope_id);
 	int (*conn_alloc)(struct rds_connection *conn, gfp_t gfp);
+	/* optional: stop the connection (its traffic, its timers, what it
+	 * has in flight) before conn_free, which must then have little left
+	 * to wait for.  Process context, may sleep.  When connections go
+	 * many at once (module or namespace exit) the core stops several at
+	 * the same time (rds_conn_destroy_matching()), then frees them one
+	 * by one.
+	 */
+	void (*conn_stop)(struct rds_connection *conn);
 	void (*conn_free)(struct rds_connection *conn);
 	/* start bringing the connection up; may complete synchronously */
 	int (*conn_connect)(struct rds_connection *conn);

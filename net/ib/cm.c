@@ -1129,9 +1129,10 @@ int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 }
 
 /* The RDS connection goes away (module exit, namespace exit): no socket
- * uses it and its queues are empty.
+ * uses it, nobody finds it.  Nothing starts again once i_dying is set;
+ * ends the current attempt.  Again from rds_ib_conn_free(): then a no-op.
  */
-void rds_ib_conn_free(struct rds_connection *conn)
+void rds_ib_conn_stop(struct rds_connection *conn)
 {
 	struct rds_ib_conn *ic = conn->c_transport_data;
 
@@ -1148,6 +1149,14 @@ void rds_ib_conn_free(struct rds_connection *conn)
 	if (ic->i_cur)
 		rds_ib_attempt_end(ic, ic->i_cur);
 	mutex_unlock(&ic->i_cm_mutex);
+}
+
+/* After rds_ib_conn_stop(), or with it: its queues are empty. */
+void rds_ib_conn_free(struct rds_connection *conn)
+{
+	struct rds_ib_conn *ic = conn->c_transport_data;
+
+	rds_ib_conn_stop(conn);
 	/* The end drained the queue pair: an error it met meanwhile may
 	 * have queued i_down_work again (and i_send_work), nothing can
 	 * after it.

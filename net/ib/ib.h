@@ -401,6 +401,7 @@ int rds_ib_cm_init(void);
 void rds_ib_cm_exit(void);
 int rds_ib_conn_connect(struct rds_connection *conn);
 int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp);
+void rds_ib_conn_stop(struct rds_connection *conn);
 void rds_ib_conn_free(struct rds_connection *conn);
 void rds_ib_conn_error(struct rds_ib_conn *ic, const char *why);
 void rds_ib_qp_event(struct ib_event *event, void *context);

@@ -296,6 +296,7 @@ struct rds_transport rds_ib_transport = {
 	.t_type			= RDS_TRANS_IB,
 	.laddr_check		= rds_ib_laddr_check,
 	.conn_alloc		= rds_ib_conn_alloc,
+	.conn_stop		= rds_ib_conn_stop,
 	.conn_free		= rds_ib_conn_free,
 	.conn_connect		= rds_ib_conn_connect,
 	.xmit			= rds_ib_xmit,
