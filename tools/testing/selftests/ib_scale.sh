@@ -9,9 +9,13 @@
 # status); no connection request refused on host 1 (ib_handshakes: only
 # "accepted" moves); the module unloads with the N connections up within
 # RDS_SCALE_UNLOAD_MAX seconds (default 60) on both hosts at once, and
-# loads again.  Printed ("# scale: ..."): the setup time of each stage (1,
-# 100, N), the time to close host 2's N sockets, the unload time, memory
-# per connection at 1, 100 and N on both hosts.
+# loads again; no connection reset or declared lost by its heartbeat
+# (ib_counters' resets, hb_timeouts +0); on host 2 ib_gate never showed
+# more attempts in flight than ib_connect_max and, when a stage started
+# more at once, some waited (connect_waits).  Printed ("# scale: ..."):
+# the setup time of each stage (1, 100, N), the time to close host 2's N
+# sockets, the unload time, memory per connection at 1, 100 and N on both
+# hosts.
 #
 # Parameters (plan line VAR=VAL, both hosts): RDS_SCALE_ALIASES (default
 # 16), RDS_SCALE_TOS (4), RDS_SCALE_ROUNDS (4), RDS_SCALE_WAIT (600 s),
@@ -61,6 +65,9 @@ if [ "$RDS_HOST" = 2 ]; then
 fi
 ref0=$(refused)
 acc0=$(ib_handshakes accepted)
+resets0=$(ib_counter resets)
+hbt0=$(ib_counter hb_timeouts)
+waits0=$(ib_counter connect_waits)
 barrier aliases 120 || ksft_fail "barrier aliases"
 
 "$drv" > /tmp/scale.out 2>&1
@@ -75,6 +82,26 @@ if [ "$RDS_HOST" = 1 ]; then
 		test $(($(ib_handshakes accepted) - acc0)) -ge "$N"
 fi
 echo "# ib_counters: $(cat $P/ib_counters)"
+resets=$(($(ib_counter resets) - resets0))
+hbt=$(($(ib_counter hb_timeouts) - hbt0))
+check "no connection reset, no heartbeat timeout (resets +$resets, hb_timeouts +$hbt)" \
+	test "$resets" = 0 -a "$hbt" = 0
+if [ "$RDS_HOST" = 2 ]; then
+	# The connect gate (ib_connect_max): scale_drv samples ib_gate.
+	cmax=$(cat $P/ib_connect_max 2>/dev/null)
+	gmax=$(awk '$2 == "scale:" && $3 == "gate_max_in_flight" { v = $4 }
+		END { print v + 0 }' /tmp/scale.out)
+	waits=$(($(ib_counter connect_waits) - ${waits0:-0}))
+	echo "# scale: gate ib_connect_max $cmax max_in_flight $gmax connect_waits +$waits"
+	check "at most ib_connect_max ($cmax) attempts in flight (ib_gate showed $gmax)" \
+		test -n "$cmax" -a "$gmax" -ge 1 -a \( "$cmax" = 0 -o "$gmax" -le "${cmax:-0}" \)
+	# the largest stage: 2..N, or 2..100 and 101..N
+	batch=$((N <= 100 ? N - 1 : (N - 100 > 99 ? N - 100 : 99)))
+	if [ -n "$cmax" ] && [ "$cmax" -gt 0 ] && [ "$batch" -gt "$cmax" ]; then
+		check "attempts waited at the gate (connect_waits +$waits)" \
+			test "$waits" -gt 0
+	fi
+fi
 
 # Both hosts unload at once with the N connections up.
 echo "$idle" > $P/ib_idle_secs

@@ -149,6 +149,23 @@ static int count_up(int info)
 	return up;
 }
 
+/* The most attempts ib_gate showed in flight (host 2), -1: unreadable. */
+static long long gate_max = -1;
+
+static void gate_sample(void)
+{
+	char buf[128] = "";
+	long long v;
+	FILE *f = fopen("/sys/module/rds/parameters/ib_gate", "r");
+
+	if (!f)
+		return;
+	if (fgets(buf, sizeof(buf), f) &&
+	    sscanf(buf, "in_flight=%lld", &v) == 1 && v > gate_max)
+		gate_max = v;
+	fclose(f);
+}
+
 /* Wait until n connections are up; 0, or -1 (noted) at the deadline. */
 static int wait_up(int info, unsigned int n)
 {
@@ -156,6 +173,7 @@ static int wait_up(int info, unsigned int n)
 	int up;
 
 	for (;;) {
+		gate_sample();
 		up = count_up(info);
 		if (up < 0)
 			return -1;
@@ -376,6 +394,7 @@ static int open_range(int *fds, unsigned int from, unsigned int to)
 		}
 		if (send_one(fds[k], k, 0, &dst))
 			return -1;
+		gate_sample();
 	}
 	return 0;
 }
@@ -550,6 +569,7 @@ int main(void)
 			     opened + 1, stage_n[s],
 			     (long long)(now_ms() - t0));
 			opened = stage_n[s];
+			printf("# scale: gate_max_in_flight %lld\n", gate_max);
 		}
 		snprintf(name, sizeof(name), "stage%u", s);
 		if (sync_point(name))
