@@ -19,7 +19,9 @@
 #
 # Parameters (plan line VAR=VAL, both hosts): RDS_SCALE_ALIASES (default
 # 16), RDS_SCALE_TOS (4), RDS_SCALE_ROUNDS (4), RDS_SCALE_WAIT (600 s),
-# RDS_SCALE_UNLOAD_MAX (60 s).  The idle close (ib_idle_secs) is off while
+# RDS_SCALE_UNLOAD_MAX (60 s), RDS_SCALE_RDS=mainline (the kernel's RDS,
+# rds_rdma, loaded here instead of ours; only the driver's outcome and the
+# unload are checked).  The idle close (ib_idle_secs) is off while
 # the test runs: a stage of 1000 connections under emulation can take
 # longer than its default 300 s, and the first connections would close
 # before the last came up.
@@ -35,8 +37,6 @@ export RDS_SCALE_ALIASES=$A RDS_SCALE_TOS=$T RDS_SCALE_NET=$NET \
 drv=$RDS_BUILD/selftests/scale_drv
 P=/sys/module/rds/parameters
 
-rds_loaded || { ksft_fail "rds loaded"; ksft_exit; }
-
 # aliases add|del: host 2's A addresses, in one ip(8) batch.
 aliases() {
 	local i
@@ -44,6 +44,29 @@ aliases() {
 		echo "addr $1 $NET.$i/24 dev $RDS_IFACE"
 	done | ip -batch -
 }
+which=${RDS_SCALE_RDS:-ours}
+if [ "$which" = mainline ]; then
+	# The kernel's own RDS (Debian's rds_rdma) on the same setup, as far
+	# as it goes: the connections up, memory per connection, the unload.
+	rds_loaded && { ksft_fail "no rds loaded before"; ksft_exit; }
+	check "modprobe rds_rdma (the kernel's RDS)" modprobe rds_rdma
+	[ "$RDS_HOST" = 2 ] && check "$A aliases" aliases add
+	barrier aliases 120 || ksft_fail "barrier aliases"
+	"$drv" > /tmp/scale.out 2>&1
+	rc=$?
+	cat /tmp/scale.out
+	check "$N connections up over the kernel's RDS, every message verified" \
+		test $rc = 0
+	barrier unload "$((${RDS_SCALE_WAIT:-600} + 300))" || ksft_fail "barrier unload"
+	t0=$(date +%s%N)
+	check "modprobe -r rds_rdma rds" timeout "$(scaled 600)" modprobe -r rds_rdma rds
+	echo "# scale: unload $N $((($(date +%s%N) - t0) / 1000000))"
+	[ "$RDS_HOST" = 2 ] && check "aliases removed" aliases del
+	barrier end 240 || ksft_fail "barrier end"
+	ksft_exit
+fi
+rds_loaded || { ksft_fail "rds loaded"; ksft_exit; }
+
 # The IPv4 GIDs of our rxe port number at least $1 (one per address,
 # whatever its RoCE type).
 gids_at_least() {

@@ -185,6 +185,7 @@ static int wait_up(int info, unsigned int n)
 	}
 	fail("%d of %u connections up after %u s", up, n,
 	     wait_s * time_scale());
+	printf("# scale: stopped %d of %u up\n", up, n);
 	return -1;
 }
 
@@ -575,6 +576,7 @@ int main(void)
 		if (sync_point(name))
 			goto out;
 		take_reading(&at[s]);
+		report_mem("sockets open", &before, &at[s], stage_n[s]);
 		snprintf(name, sizeof(name), "stage%u.read", s);
 		if (sync_point(name))
 			goto out;
@@ -630,8 +632,6 @@ int main(void)
 	if (sync_point("closed"))
 		goto out;
 	take_reading(&after);
-	for (s = 0; s < nstages; s++)
-		report_mem("sockets open", &before, &at[s], stage_n[s]);
 	report_mem("sockets closed", &before, &after, nconns);
 	report_counters(host, &before, &after, nconns);
 	if (host == 2 && count_up(info) != (int)nconns)
