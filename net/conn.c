@@ -16,7 +16,8 @@
 
 #include "rds.h"
 
-#define RDS_CONN_HASH_BITS	8
+/* 1024 buckets: a thousand connections (issue 17) one or two a bucket */
+#define RDS_CONN_HASH_BITS	10
 
 /* protects rds_conn_hash (writers; readers use RCU) */
 static DEFINE_SPINLOCK(rds_conn_lock);
@@ -31,10 +32,13 @@ static u32 rds_conn_seed __read_mostly;
 #define RDS_CONN_STOP_MAX	32
 static struct workqueue_struct *rds_conn_stop_wq;
 
+/* The TOS is part of the hash: the connections of one pair of addresses,
+ * one per TOS (up to 256), would otherwise share a bucket.
+ */
 static u32 rds_conn_hashfn(const struct in6_addr *laddr,
-			   const struct in6_addr *faddr)
+			   const struct in6_addr *faddr, u8 tos)
 {
-	return jhash_2words(ipv6_addr_hash(laddr), ipv6_addr_hash(faddr),
+	return jhash_3words(ipv6_addr_hash(laddr), ipv6_addr_hash(faddr), tos,
 			    rds_conn_seed);
 }
 
@@ -50,7 +54,7 @@ static struct rds_connection *rds_conn_lookup(struct net *net,
 			 !lockdep_is_held(&rds_conn_lock),
 			 "conn lookup needs RCU or rds_conn_lock");
 	hash_for_each_possible_rcu(rds_conn_hash, conn, c_hash_node,
-				   rds_conn_hashfn(laddr, faddr)) {
+				   rds_conn_hashfn(laddr, faddr, tos)) {
 		if (ipv6_addr_equal(&conn->c_faddr, faddr) &&
 		    ipv6_addr_equal(&conn->c_laddr, laddr) &&
 		    conn->c_trans == trans && conn->c_tos == tos &&
@@ -132,7 +136,7 @@ struct rds_connection *rds_conn_find_or_alloc(struct net *net,
 	found = rds_conn_lookup(net, laddr, faddr, trans, tos, scope_id);
 	if (!found)
 		hash_add_rcu(rds_conn_hash, &conn->c_hash_node,
-			     rds_conn_hashfn(laddr, faddr));
+			     rds_conn_hashfn(laddr, faddr, tos));
 	spin_unlock_bh(&rds_conn_lock);
 
 	if (found) {
