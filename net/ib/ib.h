@@ -203,6 +203,7 @@ enum {
 	RDS_IB_C_RX_COPIES,		/* no page to refill: data copied */
 	RDS_IB_C_GRANTS_SHORT,		/* SRQ grant below ib_credits */
 	RDS_IB_C_GRANTS_SHRUNK,		/* refills kept back: pool in debt */
+	RDS_IB_C_GRANTS_EARNED,		/* credits earned back out of debt */
 	RDS_IB_C_CONNECT_WAITS,		/* attempts queued at the gate */
 	RDS_IB_C_MAX,
 };

@@ -50,6 +50,7 @@ static const char *const rds_ib_counter_keys[RDS_IB_C_MAX] = {
 	[RDS_IB_C_RX_COPIES]	= "rx_copies",
 	[RDS_IB_C_GRANTS_SHORT]	= "grants_short",
 	[RDS_IB_C_GRANTS_SHRUNK] = "grants_shrunk",
+	[RDS_IB_C_GRANTS_EARNED] = "grants_earned",
 	[RDS_IB_C_CONNECT_WAITS] = "connect_waits",
 };
 
