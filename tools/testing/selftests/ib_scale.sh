@@ -19,7 +19,8 @@
 #
 # Parameters (plan line VAR=VAL, both hosts): RDS_SCALE_ALIASES (default
 # 16), RDS_SCALE_TOS (4), RDS_SCALE_ROUNDS (4), RDS_SCALE_WAIT (600 s),
-# RDS_SCALE_UNLOAD_MAX (60 s), RDS_SCALE_RDS=mainline (the kernel's RDS,
+# RDS_SCALE_UNLOAD_MAX (60 s), RDS_SCALE_CONNECT_MAX (host 2's
+# ib_connect_max while the test runs), RDS_SCALE_RDS=mainline (the kernel's RDS,
 # rds_rdma, loaded here instead of ours; only the driver's outcome and the
 # unload are checked).  The idle close (ib_idle_secs) is off while
 # the test runs: a stage of 1000 connections under emulation can take
@@ -81,7 +82,10 @@ refused() {
 
 idle=$(cat $P/ib_idle_secs)
 echo 0 > $P/ib_idle_secs
+cmax0=$(cat $P/ib_connect_max 2>/dev/null)
 if [ "$RDS_HOST" = 2 ]; then
+	[ -n "${RDS_SCALE_CONNECT_MAX:-}" ] &&
+		echo "$RDS_SCALE_CONNECT_MAX" > $P/ib_connect_max
 	check "$A aliases $NET.$FIRST..$((FIRST + A - 1)) on $RDS_IFACE" \
 		aliases add
 	check "$RDS_RXE has a GID for each" wait_for 60 gids_at_least $((A + 1))
@@ -128,6 +132,7 @@ fi
 
 # Both hosts unload at once with the N connections up.
 echo "$idle" > $P/ib_idle_secs
+[ -n "$cmax0" ] && echo "$cmax0" > $P/ib_connect_max
 barrier unload "$((${RDS_SCALE_WAIT:-600} + 120))" || ksft_fail "barrier unload"
 t0=$(date +%s%N)
 check "rmmod with $N connections up" timeout "$(scaled 300)" rmmod rds
