@@ -20,6 +20,14 @@
  * connections the other way), and host 2 checks each answer.  Last, host
  * 2 closes its N sockets (timed) and both hosts read their memory again.
  *
+ * The hot/cold mix (RDS_SCALE_HOT=H, 0 by default: off): the first stage
+ * is H connections instead of 1, and connections 0..H-1 are then "busy":
+ * for RDS_SCALE_HOT_SECS (default 10) host 2 sends 8 KiB messages on each
+ * as fast as they go, to host 1's PORT_HOT, where every one is checked
+ * (in order per connection, byte for byte) and the throughput measured,
+ * once with only them up ("alone") and once with all N up, the others
+ * idle; the ratio is printed, not checked (emulation moves it by 30%).
+ *
  * Environment: RDS_HOST, RDS_ADDR, RDS_PEER (two_host.h), RDS_SCALE_ALIASES
  * (A, default 16), RDS_SCALE_TOS (T, default 4), RDS_SCALE_ROUNDS (R,
  * default 4), RDS_SCALE_NET (default "10.0.0"), RDS_SCALE_FIRST (default
@@ -38,6 +46,9 @@
 
 #define PORT		7100		/* host 1's receiving socket */
 #define PORT2		7200		/* host 2: PORT2 + TOS on each alias */
+#define PORT_HOT	7101		/* host 1: the busy connections' */
+#define HOT_LEN		8192		/* their messages */
+#define HOT_END		0xffffffffU	/* seq of a busy connection's last */
 #define MAX_ALIASES	250
 #define MAX_TOS		8
 #define MAX_ROUNDS	16
@@ -55,7 +66,7 @@ struct scale_hdr {
 };
 
 static unsigned int naliases = 16, ntos = 4, nrounds = 4, nconns;
-static unsigned int first = 3, wait_s = 600;
+static unsigned int first = 3, wait_s = 600, nhot, hot_secs = 10;
 static const char *net = "10.0.0";
 static const char *addr, *peer;
 static int host;
@@ -483,6 +494,150 @@ static int send_replies(void)
 	return ret;
 }
 
+/* Host 2: 8 KiB messages on connections 0..nhot-1 for hot_secs, then an
+ * end marker on each; returns the bytes sent, -1 on an error.
+ */
+static long long hot_send(int *fds)
+{
+	struct sockaddr_in dst = rds_sin(peer, PORT_HOT);
+	static unsigned char buf[HOT_LEN];
+	int64_t end = now_ms() + (int64_t)hot_secs * 1000;
+	uint32_t seq[MAX_TOS * 2] = { 0 };
+	long long bytes = 0;
+	unsigned int k;
+
+	while (now_ms() < end) {
+		struct pollfd pfd[MAX_TOS * 2];
+		bool sent = false;
+
+		for (k = 0; k < nhot; k++) {
+			struct scale_hdr h = {
+				.magic = MAGIC, .k = k, .round = seq[k],
+				.len = HOT_LEN,
+			};
+			ssize_t n;
+
+			rds_fill(buf, HOT_LEN, k * 7919 + seq[k]);
+			memcpy(buf, &h, sizeof(h));
+			n = rds_sendto(fds[k], buf, HOT_LEN, MSG_DONTWAIT, &dst);
+			if (n == HOT_LEN) {
+				seq[k]++;
+				bytes += n;
+				sent = true;
+			} else if (n >= 0 || (errno != EAGAIN &&
+					      errno != ENOBUFS)) {
+				fail("busy connection %u: send: %s", k,
+				     n >= 0 ? "short" : strerror(errno));
+				return -1;
+			}
+			pfd[k].fd = fds[k];
+			pfd[k].events = POLLOUT;
+		}
+		if (!sent)
+			poll(pfd, nhot, 10);
+	}
+	for (k = 0; k < nhot; k++) {
+		struct scale_hdr h = {
+			.magic = MAGIC, .k = k, .round = HOT_END,
+			.len = sizeof(h),
+		};
+		int64_t deadline = now_ms() + (int64_t)wait_s * 1000;
+
+		if (send_until(fds[k], &h, sizeof(h), &dst, deadline) !=
+		    (ssize_t)sizeof(h)) {
+			fail("busy connection %u: end marker: %s", k,
+			     strerror(errno));
+			return -1;
+		}
+	}
+	return bytes;
+}
+
+/* Host 1: the busy connections' messages until each one's end marker;
+ * returns the throughput in KB/s (first to last message), -1 on an error.
+ */
+static long long hot_receive(int fd)
+{
+	static unsigned char got[HOT_LEN + 1], exp[HOT_LEN];
+	int64_t deadline = now_ms() +
+			   (int64_t)(hot_secs + wait_s) * 1000 * time_scale();
+	int64_t t0 = -1, t1 = 0;
+	uint32_t next[MAX_TOS * 2] = { 0 };
+	unsigned int ends = 0;
+	long long bytes = 0;
+
+	while (ends < nhot && now_ms() < deadline) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct sockaddr_in from;
+		struct scale_hdr h;
+		int flags;
+		ssize_t n;
+
+		if (poll(&pfd, 1, 1000) <= 0)
+			continue;
+		n = recv_msg(fd, got, sizeof(got), MSG_DONTWAIT, &from, &flags);
+		if (n < (ssize_t)sizeof(h))
+			continue;
+		memcpy(&h, got, sizeof(h));
+		if (h.magic != MAGIC || h.k >= nhot ||
+		    from.sin_addr.s_addr != alias_of(h.k).s_addr) {
+			fail("busy: a message that is not one (k %u)", h.k);
+			return -1;
+		}
+		if (h.round == HOT_END) {
+			ends++;
+			continue;
+		}
+		rds_fill(exp, HOT_LEN, h.k * 7919 + h.round);
+		memcpy(exp, &h, sizeof(h));
+		if (n != HOT_LEN || (flags & MSG_TRUNC) ||
+		    h.round != next[h.k] || memcmp(got, exp, HOT_LEN)) {
+			fail("busy connection %u: message %u (expected %u), %zd bytes, %s",
+			     h.k, h.round, next[h.k], n,
+			     memcmp(got, exp, HOT_LEN) ? "differs" : "intact");
+			return -1;
+		}
+		next[h.k]++;
+		if (t0 < 0)
+			t0 = now_ms();
+		t1 = now_ms();
+		bytes += n;
+	}
+	if (ends < nhot) {
+		fail("busy: %u of %u end markers at the deadline", ends, nhot);
+		return -1;
+	}
+	return t1 > t0 ? bytes / (t1 - t0) : 0;
+}
+
+/* The busy connections' phase: both hosts, after a barrier. */
+static long long hot_phase(const char *what, int *fds, int hot_fd)
+{
+	char name[32];
+	long long v = 0;
+
+	snprintf(name, sizeof(name), "hot.%s", what);
+	if (sync_point(name))
+		return -1;
+	if (host == 2) {
+		v = hot_send(fds);
+		if (v >= 0)
+			note("host 2: busy (%s): %lld bytes in %u s on %u connections",
+			     what, v, hot_secs, nhot);
+	} else {
+		v = hot_receive(hot_fd);
+		if (v >= 0) {
+			note("host 1: busy (%s): %lld KB/s on %u connections, every message checked",
+			     what, v, nhot);
+			printf("# scale: hot %s %u %lld\n", what, nhot, v);
+		}
+	}
+	snprintf(name, sizeof(name), "hot.%s.done", what);
+	if (sync_point(name))
+		return -1;
+	return v;
+}
+
 int main(void)
 {
 	static struct reading before, at[NSTAGES], after;
@@ -491,7 +646,8 @@ int main(void)
 	struct rx_state rx = { .fd = -1 };
 	bool rx_started = false;
 	pthread_t rx_thread;
-	int info, *fds = NULL;
+	int info, *fds = NULL, hot_fd = -1;
+	long long hot_alone = 0, hot_mixed = 0;
 	char name[32];
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -505,6 +661,8 @@ int main(void)
 	nrounds = env_uint("RDS_SCALE_ROUNDS", nrounds, 1, MAX_ROUNDS);
 	first = env_uint("RDS_SCALE_FIRST", first, 1, 254);
 	wait_s = env_uint("RDS_SCALE_WAIT", wait_s, 10, 7200);
+	nhot = env_uint("RDS_SCALE_HOT", 0, 0, MAX_TOS * 2);
+	hot_secs = env_uint("RDS_SCALE_HOT_SECS", hot_secs, 1, 600);
 	if (getenv("RDS_SCALE_NET"))
 		net = getenv("RDS_SCALE_NET");
 	nconns = naliases * ntos;
@@ -516,10 +674,15 @@ int main(void)
 	if (setrlimit(RLIMIT_NOFILE, &rl))
 		note("setrlimit NOFILE 8192: %s", strerror(errno));
 	/* stages: 1, 100 and N connections (those below N) */
-	stage_n[nstages++] = 1;
+	if (nhot > nconns) {
+		note("RDS_SCALE_HOT=%u: more than the %u connections", nhot,
+		     nconns);
+		return 1;
+	}
+	stage_n[nstages++] = nhot ? nhot : 1;
 	if (nconns > 100)
 		stage_n[nstages++] = 100;
-	if (nconns > 1)
+	if (nconns > stage_n[nstages - 1])
 		stage_n[nstages++] = nconns;
 
 	info = rds_socket();
@@ -531,6 +694,12 @@ int main(void)
 		rx.fd = rds_bound(addr, PORT);
 		if (rx.fd < 0 || set_sockbufs(rx.fd, 16 << 20)) {
 			note("receiving socket %s:%u: %s", addr, PORT,
+			     strerror(errno));
+			return 1;
+		}
+		hot_fd = nhot ? rds_bound(addr, PORT_HOT) : -1;
+		if (nhot && (hot_fd < 0 || set_sockbufs(hot_fd, 16 << 20))) {
+			note("busy socket %s:%u: %s", addr, PORT_HOT,
 			     strerror(errno));
 			return 1;
 		}
@@ -580,6 +749,11 @@ int main(void)
 		snprintf(name, sizeof(name), "stage%u.read", s);
 		if (sync_point(name))
 			goto out;
+		if (nhot && !s) {
+			hot_alone = hot_phase("alone", fds, hot_fd);
+			if (hot_alone < 0)
+				goto out;
+		}
 	}
 
 	if (host == 2) {
@@ -612,6 +786,15 @@ int main(void)
 		goto out;
 	if (sync_point("verified"))
 		goto out;
+	if (nhot) {
+		hot_mixed = hot_phase("mixed", fds, hot_fd);
+		if (hot_mixed < 0)
+			goto out;
+		if (host == 1)
+			printf("# scale: hot ratio %u busy with %u idle: %lld%% of alone\n",
+			       nhot, nconns - nhot,
+			       hot_alone ? hot_mixed * 100 / hot_alone : 0);
+	}
 
 	if (host == 2) {
 		int64_t t0 = now_ms();
@@ -628,6 +811,8 @@ int main(void)
 	} else {
 		close(rx.fd);
 		rx.fd = -1;
+		if (hot_fd >= 0)
+			close(hot_fd);
 	}
 	if (sync_point("closed"))
 		goto out;
