@@ -17,17 +17,29 @@
 #include "rds.h"
 #include "trace/rds.h"
 
-#define RDS_CONN_HASH_BITS	8
+/* 1024 buckets: a thousand connections (issue 17) one or two a bucket */
+#define RDS_CONN_HASH_BITS	10
 
 /* protects rds_conn_hash (writers; readers use RCU) */
 static DEFINE_SPINLOCK(rds_conn_lock);
 static DEFINE_HASHTABLE(rds_conn_hash, RDS_CONN_HASH_BITS);
 static u32 rds_conn_seed __read_mostly;
 
+/* Runs the transports' conn_stop of the connections being destroyed, at
+ * most RDS_CONN_STOP_MAX at a time: with a thousand connections, stopping
+ * them one after the other took the module's unload a minute or more
+ * (each waits for its queue pair to drain).
+ */
+#define RDS_CONN_STOP_MAX	32
+static struct workqueue_struct *rds_conn_stop_wq;
+
+/* The TOS is part of the hash: the connections of one pair of addresses,
+ * one per TOS (up to 256), would otherwise share a bucket.
+ */
 static u32 rds_conn_hashfn(const struct in6_addr *laddr,
-			   const struct in6_addr *faddr)
+			   const struct in6_addr *faddr, u8 tos)
 {
-	return jhash_2words(ipv6_addr_hash(laddr), ipv6_addr_hash(faddr),
+	return jhash_3words(ipv6_addr_hash(laddr), ipv6_addr_hash(faddr), tos,
 			    rds_conn_seed);
 }
 
@@ -43,7 +55,7 @@ static struct rds_connection *rds_conn_lookup(struct net *net,
 			 !lockdep_is_held(&rds_conn_lock),
 			 "conn lookup needs RCU or rds_conn_lock");
 	hash_for_each_possible_rcu(rds_conn_hash, conn, c_hash_node,
-				   rds_conn_hashfn(laddr, faddr)) {
+				   rds_conn_hashfn(laddr, faddr, tos)) {
 		if (ipv6_addr_equal(&conn->c_faddr, faddr) &&
 		    ipv6_addr_equal(&conn->c_laddr, laddr) &&
 		    conn->c_trans == trans && conn->c_tos == tos &&
@@ -52,6 +64,14 @@ static struct rds_connection *rds_conn_lookup(struct net *net,
 			return conn;
 	}
 	return NULL;
+}
+
+static void rds_conn_stop_work(struct work_struct *work)
+{
+	struct rds_connection *conn = container_of(work, struct rds_connection,
+						   c_stop_work);
+
+	conn->c_trans->conn_stop(conn);
 }
 
 static void rds_conn_free(struct rds_connection *conn)
@@ -94,6 +114,7 @@ struct rds_connection *rds_conn_find_or_alloc(struct net *net,
 	spin_lock_init(&conn->c_lock);
 	INIT_LIST_HEAD(&conn->c_send_queue);
 	INIT_LIST_HEAD(&conn->c_retrans);
+	INIT_WORK(&conn->c_stop_work, rds_conn_stop_work);
 	conn->c_next_tx_seq = 1;
 	conn->c_next_rx_seq = 0;
 
@@ -116,7 +137,7 @@ struct rds_connection *rds_conn_find_or_alloc(struct net *net,
 	found = rds_conn_lookup(net, laddr, faddr, trans, tos, scope_id);
 	if (!found)
 		hash_add_rcu(rds_conn_hash, &conn->c_hash_node,
-			     rds_conn_hashfn(laddr, faddr));
+			     rds_conn_hashfn(laddr, faddr, tos));
 	spin_unlock_bh(&rds_conn_lock);
 
 	if (found) {
@@ -242,6 +263,12 @@ static void rds_conn_destroy_matching(struct net *net,
 		return;
 	synchronize_rcu();
 
+	/* Nobody finds them any more: stop them side by side, then free. */
+	hlist_for_each_entry(conn, &doomed, c_hash_node)
+		if (conn->c_trans->conn_stop)
+			queue_work(rds_conn_stop_wq, &conn->c_stop_work);
+	flush_workqueue(rds_conn_stop_wq);
+
 	hlist_for_each_entry_safe(conn, tmp, &doomed, c_hash_node) {
 		hlist_del(&conn->c_hash_node);
 		rds_conn_drop_messages(conn);
@@ -284,12 +311,22 @@ static struct pernet_operations rds_conn_net_ops = {
 
 int rds_conn_init(void)
 {
+	int ret;
+
 	rds_conn_seed = get_random_u32();
-	return register_pernet_subsys(&rds_conn_net_ops);
+	rds_conn_stop_wq = alloc_workqueue("rds_conn_stop", WQ_UNBOUND,
+					   RDS_CONN_STOP_MAX);
+	if (!rds_conn_stop_wq)
+		return -ENOMEM;
+	ret = register_pernet_subsys(&rds_conn_net_ops);
+	if (ret)
+		destroy_workqueue(rds_conn_stop_wq);
+	return ret;
 }
 
 void rds_conn_exit(void)
 {
 	unregister_pernet_subsys(&rds_conn_net_ops);
 	rds_conn_destroy_matching(NULL, NULL);
+	destroy_workqueue(rds_conn_stop_wq);
 }

@@ -15,7 +15,8 @@
  * All of them are taken with bottom halves disabled: the IB completion
  * path acknowledges and delivers messages from softirq context.
  * Sleeping locks of the IB transport (net/ib): ic->i_cm_mutex  ->
- * rdev->rd_drain_mutex (an attempt's end drains the shared CQ).
+ * rdev->rd_drain_mutex (an attempt's end drains the shared CQ);
+ * rds_ib_gate_lock (net/ib/gate.c) is a leaf, taken under i_cm_mutex.
  * RDS_INFO_* handlers run under rds_info_sem (read): RDS_INFO_COUNTERS
  * takes rds_trans_sem (read) inside it; RDS_INFO_IB_CONNECTIONS takes
  * ic->i_lock under rcu_read_lock() (the connection walk).
@@ -200,6 +201,9 @@ struct rds_connection {
 	u64			c_retransmits;	/* messages requeued after a
 						 * loss (rds_send_requeue())
 						 */
+	struct work_struct	c_stop_work;	/* c_trans->conn_stop at the
+						 * connection's destruction
+						 */
 	struct rcu_head		c_rcu;
 };
 
@@ -228,6 +232,14 @@ struct rds_transport {
 	int (*laddr_check)(struct net *net, const struct in6_addr *addr,
 			   u32 scope_id);
 	int (*conn_alloc)(struct rds_connection *conn, gfp_t gfp);
+	/* optional: stop the connection (its traffic, its timers, what it
+	 * has in flight) before conn_free, which must then have little left
+	 * to wait for.  Process context, may sleep.  When connections go
+	 * many at once (module or namespace exit) the core stops several at
+	 * the same time (rds_conn_destroy_matching()), then frees them one
+	 * by one.
+	 */
+	void (*conn_stop)(struct rds_connection *conn);
 	void (*conn_free)(struct rds_connection *conn);
 	/* start bringing the connection up; may complete synchronously */
 	int (*conn_connect)(struct rds_connection *conn);

@@ -364,8 +364,10 @@ static void rds_ib_attempt_end(struct rds_ib_conn *ic, struct rds_ib_attempt *a,
 	rds_ib_recv_reset(ic);
 
 	a->a_dead = true;
-	if (ic->i_cur == a)
+	if (ic->i_cur == a) {
 		ic->i_cur = NULL;
+		rds_ib_gate_leave(ic);
+	}
 	queue_work(rds_ib_wq, &ic->i_reap_work);
 
 	/* A connection that was up is reset (not an attempt that failed). */
@@ -559,6 +561,7 @@ static void rds_ib_attempt_up(struct rds_ib_conn *ic)
 	ic->i_up = true;
 	spin_unlock_bh(&ic->i_lock);
 	rds_conn_set_state(conn, RDS_CONN_UP, "established");
+	rds_ib_gate_leave(ic);
 	ic->i_backoff_ms = 0;
 	rds_ib_count(RDS_IB_C_CONNECTS);
 	pr_info("connected %pI6c -> %pI6c tos %u (%s, %s, %u credits each way at most)\n",
@@ -934,7 +937,12 @@ static void rds_ib_connect_work(struct work_struct *work)
 
 	pr_debug("connecting to %pI6c\n", &conn->c_faddr);
 	mutex_lock(&ic->i_cm_mutex);
-	if (ic->i_dying || ic->i_cur)
+	if (ic->i_dying || ic->i_cur) {
+		rds_ib_gate_leave(ic);
+		goto out;
+	}
+	/* Not our turn: the gate queues this work again (gate.c). */
+	if (!rds_ib_gate_enter(ic))
 		goto out;
 	src.sin_addr.s_addr = conn->c_laddr.s6_addr32[3];
 	dst.sin_addr.s_addr = conn->c_faddr.s6_addr32[3];
@@ -967,6 +975,7 @@ static void rds_ib_connect_work(struct work_struct *work)
 	}
 	goto out;
 retry:
+	rds_ib_gate_leave(ic);
 	rds_conn_set_state(conn, RDS_CONN_DOWN, "cannot start an attempt");
 	rds_ib_reconnect_maybe(ic);
 out:
@@ -1147,6 +1156,7 @@ int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 	ic->i_proto = &rds_ib_proto_ours;
 	mutex_init(&ic->i_cm_mutex);
 	INIT_LIST_HEAD(&ic->i_dead_ids);
+	INIT_LIST_HEAD(&ic->i_gate_item);
 	spin_lock_init(&ic->i_lock);
 	spin_lock_init(&ic->i_rx_lock);
 	init_completion(&ic->i_last_wqe);
@@ -1163,15 +1173,18 @@ int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 }
 
 /* The RDS connection goes away (module exit, namespace exit): no socket
- * uses it and its queues are empty.
+ * uses it, nobody finds it.  Nothing starts again once i_dying is set;
+ * ends the current attempt.  Again from rds_ib_conn_free(): then a no-op.
  */
-void rds_ib_conn_free(struct rds_connection *conn)
+void rds_ib_conn_stop(struct rds_connection *conn)
 {
 	struct rds_ib_conn *ic = conn->c_transport_data;
 
 	mutex_lock(&ic->i_cm_mutex);
 	ic->i_dying = true;
 	mutex_unlock(&ic->i_cm_mutex);
+	/* Off the gate's queue before the work it may queue is cancelled. */
+	rds_ib_gate_leave(ic);
 	cancel_delayed_work_sync(&ic->i_connect_work);
 	cancel_delayed_work_sync(&ic->i_down_work);
 	cancel_delayed_work_sync(&ic->i_idle_work);
@@ -1182,6 +1195,14 @@ void rds_ib_conn_free(struct rds_connection *conn)
 	if (ic->i_cur)
 		rds_ib_attempt_end(ic, ic->i_cur, "connection freed");
 	mutex_unlock(&ic->i_cm_mutex);
+}
+
+/* After rds_ib_conn_stop(), or with it: its queues are empty. */
+void rds_ib_conn_free(struct rds_connection *conn)
+{
+	struct rds_ib_conn *ic = conn->c_transport_data;
+
+	rds_ib_conn_stop(conn);
 	/* The end drained the queue pair: an error it met meanwhile may
 	 * have queued i_down_work again (and i_send_work), nothing can
 	 * after it.

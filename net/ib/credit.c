@@ -81,3 +81,8 @@ bool rds_ib_pool_keep_back(int free, u32 reserved, u32 min)
 {
 	return free < 0 && reserved > min;
 }
+
+bool rds_ib_pool_earn(int free, u32 reserved, u32 cap)
+{
+	return free > 0 && reserved < cap;
+}

@@ -76,11 +76,21 @@ void rds_ib_credit_refilled(struct rds_ib_credit *c, u32 n);
  *   - while the pool is in debt, a data frame's buffer received on a
  *     connection that holds more than min is kept back (not granted
  *     again): the debt shrinks by one, as do the connection's buffers;
+ *   - while the pool has buffers nobody was promised (free > 0), a data
+ *     frame's buffer received on a connection that holds less than its
+ *     cap (what it took at setup: what its peer was told at the
+ *     handshake, which the peer never lets grants exceed) takes one more
+ *     buffer: the peer gets two credits back for the one it used;
  *   - a connection that ends gives back what it holds.
  * So free plus what the connections hold is always the pool's size, no
- * connection holds less than min(want, min), and the debt falls with
- * every frame a connection above min receives, until the pool is out of
- * debt or every connection holds min.
+ * connection holds less than min(want, min) nor more than its cap, and
+ * the debt falls with every frame a connection above min receives, until
+ * the pool is out of debt or every connection holds min.  The fairness
+ * rule: the debt is paid by the connections that use their credits, and
+ * what they paid they earn back, a frame at a time, once buffers are
+ * free again, never taking the pool into debt; idle connections neither
+ * pay nor earn.  Out of debt, frames on the connections below their cap
+ * bring each back to its cap, or the pool to no free buffer.
  */
 
 /* Buffers a new connection takes: free is what is free now. */
@@ -91,5 +101,11 @@ int rds_ib_pool_take(int free, int want, int min);
  * is free now.
  */
 bool rds_ib_pool_keep_back(int free, u32 reserved, u32 min);
+
+/* Whether a connection holding reserved buffers, at most cap, takes one
+ * more from the pool with the buffer of a data frame (granting both),
+ * free being what is free now.  Asked only when it keeps nothing back.
+ */
+bool rds_ib_pool_earn(int free, u32 reserved, u32 cap);
 
 #endif /* _RDS_IB_CREDIT_H */

@@ -257,6 +257,8 @@ enum {
 	RDS_IB_C_RX_COPIES,		/* no page to refill: data copied */
 	RDS_IB_C_GRANTS_SHORT,		/* SRQ grant below ib_credits */
 	RDS_IB_C_GRANTS_SHRUNK,		/* refills kept back: pool in debt */
+	RDS_IB_C_GRANTS_EARNED,		/* credits earned back out of debt */
+	RDS_IB_C_CONNECT_WAITS,		/* attempts queued at the gate */
 	RDS_IB_C_MAX,
 };
 
@@ -327,6 +329,11 @@ struct rds_ib_conn {
 	bool			i_port_was_down; /* seen down since last up */
 	unsigned long		i_port_up_at;	/* jiffies it was seen up again */
 	unsigned int		i_backoff_ms;	/* next reconnect delay */
+	/* the connect gate (gate.c), under its lock: a slot is held for
+	 * the active attempt; queued for one
+	 */
+	bool			i_gate_held;
+	struct list_head	i_gate_item;
 
 	/* protects the data path state below (taken in softirq) */
 	spinlock_t		i_lock;
@@ -478,6 +485,9 @@ int rds_ib_cm_init(void);
 void rds_ib_cm_exit(void);
 int rds_ib_conn_connect(struct rds_connection *conn);
 int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp);
+void rds_ib_conn_stop(struct rds_connection *conn);
+bool rds_ib_gate_enter(struct rds_ib_conn *ic);
+void rds_ib_gate_leave(struct rds_ib_conn *ic);
 void rds_ib_conn_free(struct rds_connection *conn);
 void rds_ib_conn_error(struct rds_ib_conn *ic, const char *why);
 void rds_ib_qp_event(struct ib_event *event, void *context);

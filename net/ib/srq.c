@@ -385,22 +385,33 @@ static int rds_ib_srq_conn_prepare(struct rds_ib_conn *ic,
 }
 
 /* A data frame's buffer was taken and reposted (receive completion,
- * under i_lock): grant it again (1), or, while the pool is in debt and
+ * under i_lock): grant it again (1); or, while the pool is in debt and
  * the connection holds more than the smallest grant, keep it back to pay
- * one buffer of the debt (0): the peer's credits shrink by one.
+ * one buffer of the debt (0): the peer's credits shrink by one; or, while
+ * buffers are free and the connection holds less than it took at setup
+ * (i_grant is what its peer was told, and the peer refuses grants beyond
+ * it), take one more (2): the peer's credits grow by one.
  */
 static u32 rds_ib_srq_conn_refill(struct rds_ib_conn *ic)
 {
 	struct rds_ib_device *rdev = ic->i_rdev;
+	int free = atomic_read(&rdev->rd_rx_free);
 
 	lockdep_assert_held(&ic->i_lock);
-	if (!rds_ib_pool_keep_back(atomic_read(&rdev->rd_rx_free),
-				   ic->i_reserved, RDS_IB_SRQ_MIN_TAKE))
-		return 1;
-	ic->i_reserved--;
-	atomic_inc(&rdev->rd_rx_free);
-	rds_ib_count(RDS_IB_C_GRANTS_SHRUNK);
-	return 0;
+	if (rds_ib_pool_keep_back(free, ic->i_reserved, RDS_IB_SRQ_MIN_TAKE)) {
+		ic->i_reserved--;
+		atomic_inc(&rdev->rd_rx_free);
+		rds_ib_count(RDS_IB_C_GRANTS_SHRUNK);
+		return 0;
+	}
+	/* The buffer is taken only if one is still free. */
+	if (rds_ib_pool_earn(free, ic->i_reserved, ic->i_grant + 1) &&
+	    atomic_dec_if_positive(&rdev->rd_rx_free) >= 0) {
+		ic->i_reserved++;
+		rds_ib_count(RDS_IB_C_GRANTS_EARNED);
+		return 2;
+	}
+	return 1;
 }
 
 static int rds_ib_srq_conn_start(struct rds_ib_conn *ic)

@@ -50,6 +50,8 @@ static const char *const rds_ib_counter_keys[RDS_IB_C_MAX] = {
 	[RDS_IB_C_RX_COPIES]	= "rx_copies",
 	[RDS_IB_C_GRANTS_SHORT]	= "grants_short",
 	[RDS_IB_C_GRANTS_SHRUNK] = "grants_shrunk",
+	[RDS_IB_C_GRANTS_EARNED] = "grants_earned",
+	[RDS_IB_C_CONNECT_WAITS] = "connect_waits",
 };
 
 /* net.rds.ib.heartbeat_ms: how often a quiet connection asks the peer for
@@ -296,6 +298,7 @@ struct rds_transport rds_ib_transport = {
 	.t_type			= RDS_TRANS_IB,
 	.laddr_check		= rds_ib_laddr_check,
 	.conn_alloc		= rds_ib_conn_alloc,
+	.conn_stop		= rds_ib_conn_stop,
 	.conn_free		= rds_ib_conn_free,
 	.conn_connect		= rds_ib_conn_connect,
 	.xmit			= rds_ib_xmit,

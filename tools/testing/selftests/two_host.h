@@ -253,6 +253,29 @@ static inline ssize_t recv_msg(int fd, void *buf, size_t len, int flags,
 	return n;
 }
 
+/*
+ * sendto(MSG_DONTWAIT) of one message, again while the send buffer is full
+ * or the destination port congested (EAGAIN, ENOBUFS; EINTR), until
+ * deadline (now_ms()).  Returns what sendto returned last: the length,
+ * or -1 with errno set (EAGAIN or ENOBUFS at the deadline).
+ */
+static inline ssize_t send_until(int fd, const void *buf, size_t len,
+				 const struct sockaddr_in *to, int64_t deadline)
+{
+	ssize_t n;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+		n = rds_sendto(fd, buf, len, MSG_DONTWAIT, to);
+		if (n >= 0 ||
+		    (errno != EAGAIN && errno != ENOBUFS && errno != EINTR) ||
+		    now_ms() >= deadline)
+			return n;
+		poll(&pfd, 1, 100);
+	}
+}
+
 /* SO_SNDBUF and SO_RCVBUF of v, forced past the sysctl maximum if allowed. */
 static inline int set_sockbufs(int fd, int v)
 {

@@ -26,7 +26,13 @@
  * buffer it holds but the control one; a data frame never deepens the
  * debt.  And from every reached state, frames on the connections above the
  * smallest grant pay the debt back: the pool comes out of debt or every
- * connection is at the smallest grant.
+ * connection is at the smallest grant.  With rds_ib_pool_earn(): no
+ * connection ever holds more than its cap (what it took at setup), a data
+ * frame never takes the pool below zero, and, out of debt, frames on the
+ * connections below their cap bring each back to it or the pool to no
+ * free buffer.  Negative controls: the same checks must fail with an earn
+ * rule that ignores the cap, one that earns into debt and one that never
+ * earns.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +45,7 @@
 #define MAXAVAIL 1000
 
 static int failures;
+static bool quiet;	/* a negative control runs: its failures are expected */
 static unsigned long states;
 static int tap_n;
 
@@ -64,7 +71,7 @@ struct model {
 enum { E_DATA, E_UPDATE, E_DELIVER, E_CTRL_DONE, E_REFILL, E_MAX };
 
 #define FAIL(fmt, ...) do {						\
-	if (++failures < 10)						\
+	if (++failures < 10 && !quiet)					\
 		printf("# FAIL %s:%d: " fmt "\n", __FILE__, __LINE__,	\
 		       ##__VA_ARGS__);					\
 	return -1;							\
@@ -289,7 +296,31 @@ struct pool {
 	int free;
 	int held[POOL_CONNS];	/* 0: no connection in this slot */
 	int credits[POOL_CONNS];
+	int cap[POOL_CONNS];	/* what it took at setup */
 };
+
+/* The earn rule under test: rds_ib_pool_earn(), or a broken one. */
+static bool (*pool_earn)(int free, u32 reserved, u32 cap) = rds_ib_pool_earn;
+
+static bool earn_uncapped(int free, u32 reserved, u32 cap)
+{
+	(void)reserved;
+	(void)cap;
+	return free > 0;
+}
+
+static bool earn_into_debt(int free, u32 reserved, u32 cap)
+{
+	return free >= 0 && reserved < cap;
+}
+
+static bool earn_never(int free, u32 reserved, u32 cap)
+{
+	(void)free;
+	(void)reserved;
+	(void)cap;
+	return false;
+}
 
 static unsigned long pool_states;
 
@@ -312,6 +343,9 @@ static int pool_check(const struct pool *p)
 		if (p->credits[i] != p->held[i] - 1)
 			FAIL("pool %d: connection %d holds %d with %d credits",
 			     p->b, i, p->held[i], p->credits[i]);
+		if (p->held[i] > p->cap[i])
+			FAIL("pool %d: connection %d holds %d, above its cap %d",
+			     p->b, i, p->held[i], p->cap[i]);
 	}
 	if (sum != p->b)
 		FAIL("pool %d want %d min %d: %d free and held", p->b,
@@ -336,6 +370,7 @@ static int pool_step(struct pool *p, int e, int i)
 		p->free -= take;
 		p->held[i] = take;
 		p->credits[i] = take - 1;
+		p->cap[i] = take;
 		break;
 	case 1:
 		p->free += p->held[i];
@@ -348,11 +383,16 @@ static int pool_step(struct pool *p, int e, int i)
 		if (rds_ib_pool_keep_back(p->free, p->held[i], p->min)) {
 			p->held[i]--;
 			p->free++;
+		} else if (pool_earn(p->free, p->held[i], p->cap[i])) {
+			p->held[i]++;
+			p->free--;
+			p->credits[i] += 2;
 		} else {
 			p->credits[i]++;
 		}
-		if (p->free < before)
-			FAIL("pool %d: a data frame deepened the debt", p->b);
+		if (p->free < before && p->free < 0)
+			FAIL("pool %d: a data frame deepened the debt (%d -> %d)",
+			     p->b, before, p->free);
 	}
 	return pool_check(p);
 }
@@ -380,12 +420,35 @@ static int pool_check_repaid(const struct pool *p0)
 		if (!busy)
 			break;
 	}
-	if (p.free >= 0)
+	if (p.free < 0) {
+		for (i = 0; i < POOL_CONNS; i++)
+			if (p.held[i] > pool_least(&p))
+				FAIL("pool %d want %d min %d: debt %d left, connection %d holds %d",
+				     p.b, p.want, p.min, -p.free, i,
+				     p.held[i]);
+		return 0;
+	}
+	/* Out of debt: frames on the connections below their cap (that
+	 * have a credit to send one with) earn back.
+	 */
+	for (steps = 0; steps < 10000 && p.free > 0; steps++) {
+		busy = 0;
+		for (i = 0; i < POOL_CONNS; i++)
+			if (p.held[i] && p.held[i] < p.cap[i] &&
+			    p.credits[i] > 0) {
+				if (pool_step(&p, 2, i))
+					return -1;
+				busy = 1;
+			}
+		if (!busy)
+			break;
+	}
+	if (p.free <= 0)
 		return 0;
 	for (i = 0; i < POOL_CONNS; i++)
-		if (p.held[i] > pool_least(&p))
-			FAIL("pool %d want %d min %d: debt %d left, connection %d holds %d",
-			     p.b, p.want, p.min, -p.free, i, p.held[i]);
+		if (p.held[i] && p.held[i] < p.cap[i] && p.credits[i] > 0)
+			FAIL("pool %d want %d min %d: %d free, connection %d holds %d of its %d",
+			     p.b, p.want, p.min, p.free, i, p.held[i], p.cap[i]);
 	return 0;
 }
 
@@ -417,6 +480,22 @@ static void pool_init(struct pool *p, int b, int want, int min)
 	p->free = b;
 }
 
+/* Every order to depth 7 on pools of 1..8 buffers; stops at a failure. */
+static void pool_exhaustive(void)
+{
+	int f = failures, k, want, min;
+
+	pool_states = 0;
+	for (k = 1; k <= 8 && failures == f; k++)
+		for (want = 1; want <= 4; want++)
+			for (min = 1; min <= 3; min++) {
+				struct pool p;
+
+				pool_init(&p, k, want, min);
+				pool_explore(&p, 7);
+			}
+}
+
 int main(int argc, char **argv)
 {
 	u64 seed = argc > 1 ? strtoull(argv[1], NULL, 0) : (u64)time(NULL);
@@ -431,7 +510,7 @@ int main(int argc, char **argv)
 	int f;
 
 	rng = seed | 1;
-	printf("TAP version 13\n1..%zu\n", sizeof(cfg) / sizeof(cfg[0]) + 4);
+	printf("TAP version 13\n1..%zu\n", sizeof(cfg) / sizeof(cfg[0]) + 7);
 	printf("# seed 0x%llx (rerun: %s 0x%llx)\n", (unsigned long long)seed,
 	       argv[0], (unsigned long long)seed);
 
@@ -468,20 +547,9 @@ int main(int argc, char **argv)
 	report("a peer sending beyond its grant or over-granting is caught", f);
 
 	f = failures;
-	pool_states = 0;
-	for (k = 1; k <= 8 && failures == f; k++) {
-		int want, min;
-
-		for (want = 1; want <= 4; want++)
-			for (min = 1; min <= 3; min++) {
-				struct pool p;
-
-				pool_init(&p, k, want, min);
-				pool_explore(&p, 7);
-			}
-	}
+	pool_exhaustive();
 	snprintf(name, sizeof(name),
-		 "the receive pool, every order to depth 7, 1..8 buffers, want 1..4, min 1..3: %lu states, never refused, conserved, debt repaid",
+		 "the receive pool, every order to depth 7, 1..8 buffers, want 1..4, min 1..3: %lu states, never refused, conserved, within caps, debt repaid, earned back",
 		 pool_states);
 	report(name, f);
 
@@ -501,5 +569,29 @@ int main(int argc, char **argv)
 		}
 	}
 	report("the receive pool, 2000 random walks of 2000 events, pools of 1..2048", f);
+
+	/* Negative controls: each broken earn rule must be caught. */
+	for (k = 0; k < 3; k++) {
+		static bool (*const broken[])(int, u32, u32) = {
+			earn_uncapped, earn_into_debt, earn_never,
+		};
+		static const char *const what[] = {
+			"ignores the cap", "earns into debt", "never earns",
+		};
+
+		f = failures;
+		pool_earn = broken[k];
+		quiet = true;
+		pool_exhaustive();
+		quiet = false;
+		pool_earn = rds_ib_pool_earn;
+		snprintf(name, sizeof(name),
+			 "negative control: an earn rule that %s is caught",
+			 what[k]);
+		/* the control's failures are its pass, none its failure */
+		w = failures > f;
+		failures = f + !w;
+		report(name, f);
+	}
 	return failures ? 1 : 0;
 }
