@@ -191,7 +191,7 @@ while IFS= read -r line; do
 	case "$val" in
 	n) grep -q "^CONFIG_$name=" .config && { echo "debug-kernel: CONFIG_$name still set" >&2; bad=1; } ;;
 	*) grep -qx "CONFIG_$name=$val" .config ||
-		{ echo "debug-kernel: CONFIG_$name=$val did not take: $(grep "CONFIG_$name[= ]" .config)" >&2; bad=1; } ;;
+		{ echo "debug-kernel: CONFIG_$name=$val did not take: $(grep "CONFIG_${name}[= ]" .config)" >&2; bad=1; } ;;
 	esac
 done < <(series_opts | grep -vE '^(LOCALVERSION|DEBUG_INFO_DWARF|KASAN_OUTLINE|LIBCRC32C|CRC32|CRYPTO_CRC32|NET_UDP_TUNNEL|DEBUG_LOCKDEP|UBSAN_ALIGNMENT|UBSAN_SHIFT|UBSAN_DIV_ZERO|UBSAN_BOOL|UBSAN_ENUM|PANIC_ON_OOPS|UBSAN_SANITIZE_ALL)=')
 [ $bad = 0 ] || exit 1
