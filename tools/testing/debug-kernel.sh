@@ -7,7 +7,8 @@
 # package: KASAN (generic, inline), lockdep, kmemleak, UBSAN bounds,
 # DEBUG_LIST, DEBUG_OBJECTS, atomic-sleep checks and fault injection, with
 # virtio/9p built in and the RDMA stack, rxe, mainline RDS and netem as
-# modules.  The tree and its objects stay in build/kdebug-SERIES/; the
+# modules.  The tree and its objects stay in build/kdebug-SERIES/ (of the
+# main checkout when this is a linked worktree); the
 # image goes to /boot/vmlinuz-KVER and the modules to /lib/modules/KVER,
 # KVER ending in -rdsdebug (kver.sh never picks it as the default kernel).
 # It is rebuilt only when the option list below changes.  Prints KVER.
@@ -15,7 +16,13 @@ set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 series=${1:?usage: debug-kernel.sh 6.1|6.12}
 tarball=/usr/src/linux-source-$series.tar.xz
-work=$top/build/kdebug-$series
+# Once per machine, not per checkout: a linked git worktree (git
+# worktree add) uses the main checkout's build/ (a rebuild is 25 minutes).
+base=$top
+common=$(git -C "$top" rev-parse --path-format=absolute --git-common-dir \
+	 2>/dev/null) && [ -d "$(dirname "$common")/build" ] &&
+	base=$(dirname "$common")
+work=$base/build/kdebug-$series
 jobs=${JOBS:-$(nproc)}
 
 [ -f "$tarball" ] || { echo "debug-kernel: $tarball missing (apt-get install linux-source-$series)" >&2; exit 1; }
@@ -184,7 +191,7 @@ while IFS= read -r line; do
 	case "$val" in
 	n) grep -q "^CONFIG_$name=" .config && { echo "debug-kernel: CONFIG_$name still set" >&2; bad=1; } ;;
 	*) grep -qx "CONFIG_$name=$val" .config ||
-		{ echo "debug-kernel: CONFIG_$name=$val did not take: $(grep "CONFIG_$name[= ]" .config)" >&2; bad=1; } ;;
+		{ echo "debug-kernel: CONFIG_$name=$val did not take: $(grep "CONFIG_${name}[= ]" .config)" >&2; bad=1; } ;;
 	esac
 done < <(series_opts | grep -vE '^(LOCALVERSION|DEBUG_INFO_DWARF|KASAN_OUTLINE|LIBCRC32C|CRC32|CRYPTO_CRC32|NET_UDP_TUNNEL|DEBUG_LOCKDEP|UBSAN_ALIGNMENT|UBSAN_SHIFT|UBSAN_DIV_ZERO|UBSAN_BOOL|UBSAN_ENUM|PANIC_ON_OOPS|UBSAN_SANITIZE_ALL)=')
 [ $bad = 0 ] || exit 1
