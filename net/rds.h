@@ -514,6 +514,7 @@ void rds_send_xmit(struct rds_connection *conn);
 void rds_send_drop_acked(struct rds_connection *conn, u64 ack);
 void rds_send_requeue(struct rds_connection *conn);
 void rds_send_cong_map(struct rds_connection *conn);
+void rds_send_map_posted(struct rds_connection *conn, struct rds_message *rm);
 void rds_send_drop_to(struct rds_sock *rs, const struct sockaddr_in6 *dest);
 int rds_send_pong(struct rds_connection *conn, __be16 dport);
 

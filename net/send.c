@@ -439,6 +439,28 @@ void rds_send_cong_map(struct rds_connection *conn)
 	rds_send_xmit(conn);
 }
 
+/* rm, a map, is posted whole toward a peer that acknowledges no map (the
+ * kernel's RDS: a map goes with sequence 0 there): it is done.  Left on
+ * c_retrans it would wait for the ACK of a later message (none comes
+ * while only the peer sends), and every reconnect would send it again
+ * beside the new map: maps would pile up.  One that a reconnect put back
+ * on c_send_queue meanwhile goes once more.
+ */
+void rds_send_map_posted(struct rds_connection *conn, struct rds_message *rm)
+{
+	bool drop;
+
+	spin_lock_bh(&conn->c_lock);
+	drop = test_bit(RDS_MSG_ON_RETRANS, &rm->m_flags);
+	if (drop) {
+		rds_conn_queue_del(conn, rm, NULL);
+		clear_bit(RDS_MSG_ON_CONN, &rm->m_flags);
+	}
+	spin_unlock_bh(&conn->c_lock);
+	if (drop)
+		rds_message_put(rm);	/* the connection's reference */
+}
+
 static bool rds_v4_usable(__be32 addr)
 {
 	return addr != htonl(INADDR_ANY) && addr != htonl(INADDR_BROADCAST) &&

@@ -1049,6 +1049,12 @@ static void rds_ib_timeout_work(struct work_struct *work)
 	    atomic_read(&ic->i_conn->c_state) != RDS_CONN_UP &&
 	    time_after_eq(jiffies, a->a_started + RDS_IB_ATTEMPT_TIMEOUT)) {
 		if (!rds_ib_port_ready(ic, a->a_id)) {
+			/* Its port is down: the attempt ends when the port
+			 * is back, which may take long.  Its connect slot
+			 * goes now, so that attempts through other ports
+			 * and devices do not wait behind it.
+			 */
+			rds_ib_gate_leave(ic);
 			queue_delayed_work(rds_ib_wq, &ic->i_timeout_work,
 					   RDS_IB_PORT_POLL);
 			goto unlock;

@@ -122,6 +122,10 @@ struct rds_ib_proto {
 	 * kernel's RDS keeps the last one it got across a reconnect)
 	 */
 	bool		map_every_connect;
+	/* the peer acknowledges no map: one is done once posted
+	 * (rds_send_map_posted())
+	 */
+	bool		maps_unacked;
 };
 
 /* Toward a peer of ours: credits prevent RNR, keep one visible. */

@@ -92,6 +92,10 @@ static void rds_ib_ml_recv_msg(struct rds_ib_conn *ic, struct rds_message *rm)
 	struct rds_header *hdr = &rm->m_inc.i_hdr;
 
 	if (hdr->h_flags != RDS_FLAG_CONG_BITMAP) {
+		/* the bit is ours (RDMA_SILENT ops only); it may mean
+		 * something else to another RDS: such a message is queued
+		 */
+		hdr->h_flags &= ~RDS_FLAG_SILENT;
 		rds_ib_recv_deliver(ic, rm);
 		return;
 	}

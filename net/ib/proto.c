@@ -33,6 +33,7 @@ const struct rds_ib_proto rds_ib_proto_ml = {
 	.solicit_last		= IB_SEND_SOLICITED,
 	.rnr_retry		= RDS_IB_ML_RNR_RETRY,
 	.map_every_connect	= true,
+	.maps_unacked		= true,
 };
 
 void rds_ib_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,

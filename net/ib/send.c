@@ -722,6 +722,17 @@ static int rds_ib_post_frags(struct rds_ib_conn *ic, struct rds_message *rm,
 	return 0;
 }
 
+/* rm, whose last frame is posted, is a map that the peer will not
+ * acknowledge (rds_send_map_posted()).
+ */
+static bool rds_ib_map_unacked(struct rds_ib_conn *ic,
+			       const struct rds_message *rm)
+{
+	lockdep_assert_held(&ic->i_lock);
+	return ic->i_proto->maps_unacked &&
+	       (rm->m_inc.i_hdr.h_flags & RDS_FLAG_CONG_BITMAP);
+}
+
 /* Transmit rm (called by rds_send_xmit(), one thread at a time).  A
  * message is posted whole before the next one starts, even across
  * -EAGAIN and even if it was cancelled meanwhile: the peer must never see
@@ -732,7 +743,7 @@ int rds_ib_xmit(struct rds_connection *conn, struct rds_message *rm)
 	struct rds_ib_conn *ic = conn->c_transport_data;
 	bool more = !list_empty_careful(&conn->c_send_queue);
 	struct rds_message *done = NULL;
-	bool was_up, lost;
+	bool was_up, lost, done_map = false, rm_map = false;
 	int ret;
 
 	spin_lock_bh(&ic->i_lock);
@@ -748,6 +759,7 @@ int rds_ib_xmit(struct rds_connection *conn, struct rds_message *rm)
 			goto out;
 		done = ic->i_xmit_rm;
 		ic->i_xmit_rm = NULL;
+		done_map = rds_ib_map_unacked(ic, done);
 	}
 	if (!ic->i_xmit_rm) {
 		if (rds_ib_packable(ic, rm)) {
@@ -767,14 +779,23 @@ int rds_ib_xmit(struct rds_connection *conn, struct rds_message *rm)
 	ret = rds_ib_post_frags(ic, rm, more);
 	if (!ret) {
 		ic->i_xmit_rm = NULL;
+		rm_map = rds_ib_map_unacked(ic, rm);
 		rds_message_put(rm);	/* the i_xmit_rm reference */
 	}
 out:
 	/* -ENOTCONN from a post: the queue pair refused it. */
 	lost = ret == -ENOTCONN && was_up;
 	spin_unlock_bh(&ic->i_lock);
-	if (done)
+	/* c_lock is not taken under i_lock (net/rds.h); the caller holds
+	 * rm, and done is held until the put below.
+	 */
+	if (rm_map)
+		rds_send_map_posted(conn, rm);
+	if (done) {
+		if (done_map)
+			rds_send_map_posted(conn, done);
 		rds_message_put(done);
+	}
 	if (lost)
 		rds_ib_conn_error(ic, "post send failed");
 	return ret;

@@ -17,7 +17,9 @@
 #     equal), the cut must have stopped the load (a second with no
 #     traffic) and the connection must have been re-formed.
 #  5. Ours, with ib_idle_secs 2, does not close the idle connection.
-#  6. Ours counted no request as not_rds (since the reload of step 2);
+#  6. Congestion maps of ours are not held for an ACK the kernel's RDS
+#     never sends (a receiver that fills up, then reads).
+#  7. Ours counted no request as not_rds (since the reload of step 2);
 #     the kernel's RDS never logged our request as another version.
 # It replaces ib_mainline_refuse, which asserted the refusal of before.
 # No "load" before it in the plan (tools/testing/vm/rds-stress.tests): it
@@ -33,6 +35,7 @@ else
 	me=ours
 fi
 echo "# host $RDS_HOST runs $me (ML_HOST=$ML_HOST)"
+rm -f "$RDS_SHARED/$RDS_TEST".cong.*
 
 unload() {
 	if [ $me = ml ]; then
@@ -194,7 +197,80 @@ if [ $me = ours ]; then
 fi
 barrier idle-done 60
 
-# Over the whole test: nothing was taken for something else.
+# 6. Congestion maps toward the kernel's RDS: it acknowledges none (a
+# map goes with sequence 0), so ours must not keep them for an ACK.  A
+# socket of ours that does not read takes the kernel's messages until
+# its receive buffer is full (a map: congested), then reads them all
+# (a map: free).  Ours sends nothing else: before the fix both maps
+# stayed on the retransmit list ("unacked" 2), and every reconnect sent
+# them again beside a new one.
+cong_port=4555
+if [ $me = ours ]; then
+	q0=$(awk '$1 == "cong_update_queued" { print $2 }' /proc/net/rds/stats)
+	python3 - "$RDS_ADDR" "$cong_port" "$RDS_SHARED/$RDS_TEST.cong" <<'PY' &
+import os, select, socket, sys, time
+s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8192)
+s.bind((sys.argv[1], int(sys.argv[2])))
+open(sys.argv[3] + ".bound", "w").close()
+end = time.time() + 120
+while not os.path.exists(sys.argv[3] + ".sent") and time.time() < end:
+    time.sleep(0.1)
+n = 0
+while select.select([s], [], [], 2)[0]:
+    s.recv(65536)
+    n += 1
+print("# read %d messages" % n)
+open(sys.argv[3] + ".read", "w").close()
+# bound until the check is done
+end = time.time() + 60
+while not os.path.exists(sys.argv[3] + ".checked") and time.time() < end:
+    time.sleep(0.1)
+PY
+	reader=$!
+	wait_for 30 test -e "$RDS_SHARED/$RDS_TEST.cong.bound" ||
+		ksft_fail "cong: the reader bound its socket"
+	barrier cong-bound 60
+	wait_for 120 test -e "$RDS_SHARED/$RDS_TEST.cong.read"
+	qd=$(( $(awk '$1 == "cong_update_queued" { print $2 }' /proc/net/rds/stats) - q0 ))
+	unacked() {
+		awk -v me="$RDS_ADDR" -v peer="$RDS_PEER" '
+			NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+			$1 == me && $2 == peer && $3 == 0 { print $(col["unacked"]) }' \
+			/proc/net/rds/connections
+	}
+	check "cong: maps went both ways (cong_update_queued +$qd)" test "$qd" -ge 2
+	check "cong: none held for an ACK (unacked $(unacked))" \
+		wait_for 10 test "$(unacked)" = 0
+	touch "$RDS_SHARED/$RDS_TEST.cong.checked"
+	wait $reader
+else
+	barrier cong-bound 60
+	python3 - "$RDS_ADDR" "$RDS_PEER" "$cong_port" <<'PY'
+import errno, socket, sys, time
+s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+s.bind((sys.argv[1], 0))
+s.setblocking(False)	# a blocking send waits for the port to free
+sent = 0
+end = time.time() + 30
+# until its map says the port is congested (ENOBUFS), 200 at most
+while sent < 200 and time.time() < end:
+    try:
+        s.sendto(b"c" * 4096, (sys.argv[2], int(sys.argv[3])))
+        sent += 1
+    except BlockingIOError:
+        time.sleep(0.05)	# its send buffer is full: acks come
+    except OSError as e:
+        if e.errno != errno.ENOBUFS:
+            raise
+        break
+print("# sent %d messages of 4096 bytes before ENOBUFS" % sent)
+PY
+	touch "$RDS_SHARED/$RDS_TEST.cong.sent"
+fi
+barrier cong-done 120
+
+# 7. Over the whole test: nothing was taken for something else.
 if [ $me = ours ]; then
 	check "no request counted as not_rds" \
 		test "$(ib_handshakes not_rds)" = 0
