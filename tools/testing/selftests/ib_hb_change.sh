@@ -12,8 +12,8 @@
 # lowers the interval: a request from one side is a sign of life to the
 # other, so with both at 500 ms whichever host's tick comes first after
 # an exchange does all the asking and the other sends none (CI at
-# 7ed219e: host 2 "hb_sent 10 -> 10 in 31 s").  Host 2 stays at 10 s and
-# never asks: host 1's requests keep its silences short.  Checks: host 1
+# 7ed219e: host 2 "hb_sent 10 -> 10 in 31 s").  Host 2 stays at 60 s and
+# never asks.  Checks: host 1
 # sends requests at the new interval (hb_sent moves by 3); on both hosts
 # no heartbeat loss (hb_timeouts, conn_reset unchanged) and the
 # connection up all along (/proc/net/rds/connections: state up, its
@@ -63,7 +63,15 @@ else:
 }
 
 rm -f "$RDS_SHARED/$RDS_TEST".*
-echo 10000 > $hb
+# Host 2 at 60 s never asks during the test: a request of its own would
+# end host 1's silence before host 1's first tick at the new interval
+# (the negative module hbnow passed when host 2 was at 10 s: "hb_sent
+# 0 -> 1" on host 2).
+if [ "$RDS_HOST" = 1 ]; then
+	echo 10000 > $hb
+else
+	echo 60000 > $hb
+fi
 barrier start 60 || { ksft_fail "barrier start"; ksft_exit; }
 check "a first message brings the connection up" one "hb first" first
 barrier up 60 || ksft_fail "barrier up"
@@ -89,7 +97,7 @@ fi
 # host 2 answers host 1's requests until host 1 has counted them
 barrier asked 60 || ksft_fail "barrier asked"
 [ "$RDS_HOST" = 1 ] ||
-	echo "# hb_sent $sent -> $(ib_counter hb_sent) (this host at 10 s)"
+	echo "# hb_sent $sent -> $(ib_counter hb_sent) (this host at 60 s)"
 check "no heartbeat loss (hb_timeouts $timeouts -> $(ib_counter hb_timeouts))" \
 	test "$(ib_counter hb_timeouts)" = "$timeouts"
 check "no connection reset (conn_reset $resets -> $(pstat conn_reset))" \
