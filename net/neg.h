@@ -23,9 +23,10 @@
  *             (ib_rx_stale: an oops under slub poisoning, KASAN on a
  *             debug kernel)
  *   downwork  rds_ib_conn_free() frees the connection without cancelling
- *             i_down_work again after the attempt's end, as before
- *             5a53c40 (issue 15, lead 5): an error met during that end's
- *             drain leaves the work pending on the freed connection
+ *             i_down_work again after the attempt's end (neither its own
+ *             cancel nor that of rds_ib_conn_stop()'s second call), as
+ *             before 5a53c40 (issue 15, lead 5): an error met during that
+ *             end's drain leaves the work pending on the freed connection
  *             (ib_unload_race)
  *   hbnow     the heartbeat declares a connection lost on its silence
  *             alone, as before the fix (ib_hb_change: the interval

@@ -1185,14 +1185,20 @@ int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 void rds_ib_conn_stop(struct rds_connection *conn)
 {
 	struct rds_ib_conn *ic = conn->c_transport_data;
+	bool again;
 
 	mutex_lock(&ic->i_cm_mutex);
+	again = ic->i_dying;
 	ic->i_dying = true;
 	mutex_unlock(&ic->i_cm_mutex);
 	/* Off the gate's queue before the work it may queue is cancelled. */
 	rds_ib_gate_leave(ic);
 	cancel_delayed_work_sync(&ic->i_connect_work);
-	cancel_delayed_work_sync(&ic->i_down_work);
+	/* Again (from rds_ib_conn_free()): the end of the first call may
+	 * have queued i_down_work anew, this cancels it.
+	 */
+	if (!(again && rds_neg_downwork()))
+		cancel_delayed_work_sync(&ic->i_down_work);
 	cancel_delayed_work_sync(&ic->i_idle_work);
 	cancel_delayed_work_sync(&ic->i_hb_work);
 	cancel_delayed_work_sync(&ic->i_timeout_work);

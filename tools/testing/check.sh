@@ -153,6 +153,8 @@ done
 step "selftests build" make -C tools/testing/selftests
 step "test peer build (librdmacm)" make -C tools/testing/peer
 step "rds-stress build and host checks (UDP shim)" make -C tools/rds-stress check
+step "kernel-log verdict on fixtures (lockdep of the kernel's rds_rdma, markers, allocfail)" \
+	tools/testing/vm/klog-check.sh
 
 # 5. VM selftests, renumbered into this stream: the one-host suite on every
 # kernel series, the two-host suite (whole on the default series, without

@@ -109,13 +109,22 @@ else
 	barrier ping2 180
 fi
 
+# What may still be in flight when a run stops drains within 30 s, scaled
+# (a debug kernel: 4 tasks x 8 requests of 64 KiB each way took 37 s
+# round trips on Debian's 6.12 debug build, data moving all along).
+drain=$(scaled 30)
 # run NAME PORT SECS ARGS...: a verified rds-stress pair (host 1 passive).
 run() {
 	local name=$1 port=$2 secs=$3
 	shift 3
-	stress_pair "$name" "$port" "$secs" "$log/$name.out" "$log/$name.json" \
-		-- --connect-retries 30 "$@"
+	stress_pair "$name" "$port" "$((secs - 30 + drain))" "$log/$name.out" \
+		"$log/$name.json" -- --connect-retries 30 --drain-timeout "$drain" "$@"
 	sed 's/^/#   /' "$log/$name.out" | tail -40
+	# rxe's retransmission and RNR counters on this host so far: what
+	# a slow run spent its time on.
+	echo "# rxe after $name: $(rdma statistic show link "$RDS_RXE/1" 2>/dev/null |
+		grep -oE '(rcvd_rnr_err|send_rnr_err|retry_exceeded_err|retry_rnr_exceeded_err|completer_retry_err|duplicate_request|out_of_seq_request|rcvd_seq_err) [0-9]+' |
+		tr '\n' ' ')"
 	check "$name: rds-stress exits 0 (every message verified)" \
 		test "$stress_rc" = 0
 	# The average line: "tsks tx/s rx/s ... (average)" (tx/s counts
@@ -152,8 +161,8 @@ if [ $me = ours ]; then
 	) &
 	cutter=$!
 fi
-stress_pair cut 4020 150 "$log/cut.out" "$log/cut.json" \
-	-- --connect-retries 30 -t 2 -d 4 -q 1K -a 1K -T 30
+stress_pair cut 4020 "$((120 + drain))" "$log/cut.out" "$log/cut.json" \
+	-- --connect-retries 30 --drain-timeout "$drain" -t 2 -d 4 -q 1K -a 1K -T 30
 rc=$stress_rc
 [ $me = ours ] && wait $cutter
 sed 's/^/#   /' "$log/cut.out" | tail -45

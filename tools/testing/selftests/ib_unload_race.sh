@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The module is unloaded while an error of the connection's QP comes in
-# (issue 15, lead 5).  rds_ib_conn_free() cancels i_down_work, then ends
-# the attempt, whose drain waits for every completion of the QP; an error
-# met during that drain (a QP event, a failed completion) queues
-# i_down_work again, so the work must be cancelled once more after the
-# drain, before the connection is freed (5a53c40).  Without it the work
-# is left pending on the freed connection (the negative control downwork
-# is that build).
+# (issue 15, lead 5).  The unload stops every connection (conn_stop:
+# i_down_work cancelled, then the attempt ended, whose drain waits for
+# every completion of the QP) and then frees them; an error met during
+# that drain (a QP event, a failed completion) queues i_down_work again,
+# so the work must be cancelled once more after the drain, before the
+# connection is freed (5a53c40; rds_ib_conn_free() cancels it, and so
+# does its second call of rds_ib_conn_stop()).  Without both the work is
+# left pending on the freed connection (the negative control downwork is
+# that build).
 #
 # Host 1 reloads the module with its shared receive CQ polled from a
 # workqueue (ib_rx_poll_wq=1: the handler may sleep, rx_hook.c).

@@ -117,48 +117,9 @@ bad_taint() {
 	echo $(( t & ~TAINT_OK ))
 }
 
-# Patterns in the kernel log that fail the test that produced them even
-# when they do not panic the guest (tools/testing/vm/klog-bad.txt).
-LOG_BAD=$(grep -v '^#' "$TOP/tools/testing/vm/klog-bad.txt" | paste -sd '|')
-
-# klog_problem MARKER TAINT0 [ALLOCFAIL]: why the kernel log from the last
-# line ending in MARKER (a "rdstest: ..." line; the whole log when MARKER
-# is empty), or the taint bits set since TAINT0, fail a check; empty when
-# all is clean.  The offending lines go to stderr.  The ring is 8 MiB
-# (log_buf_len, see run-tests): a marker that is gone means it wrapped,
-# which fails the check rather than reading too little.  With ALLOCFAIL=1
-# (the plan flag "allocfail" of a test that injects allocation failures)
-# the stack dump of an allocation-failure report (warn_alloc: "page
-# allocation failure", "vmalloc error") is expected, not a problem; any
-# other report still is.
-klog_problem() {
-	local t why="" rc=0
-	dmesg > /tmp/klog.txt 2>&1
-	awk -v m="$1" -v re="$LOG_BAD" -v af="${3:-0}" '
-		m != "" && length($0) >= length(m) &&
-		substr($0, length($0) - length(m) + 1) == m { from = NR; n = 0 }
-		/page allocation failure: |vmalloc error: / { aw = NR }
-		(from || m == "") && $0 ~ re &&
-		!(af == 1 && aw && NR - aw <= 12 && $0 ~ /Call Trace/) {
-			bad[++n] = $0
-		}
-		END {
-			if (m != "" && !from)
-				exit 2
-			for (i = 1; i <= n && i <= 20; i++)
-				print "# kernel: " bad[i]
-			exit n > 0
-		}' /tmp/klog.txt >&2 || rc=$?
-	case $rc in
-	1) why="kernel log reports a problem" ;;
-	2) why="kernel log marker '$1' lost (ring wrapped?)" ;;
-	esac
-	t=$(bad_taint)
-	if [ $(( t & ~$2 )) != 0 ]; then
-		why="${why:+$why, }kernel tainted ($t)"
-	fi
-	echo "$why"
-}
+# klog_problem: the kernel log's verdict (klog.sh, checked on the host by
+# klog-check.sh).
+. "$TOP/tools/testing/vm/klog.sh"
 kmsg() { echo "rdstest: $*" > /dev/kmsg; }
 
 # The part of the log since the last test ended (or since boot) and the
