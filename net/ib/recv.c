@@ -43,12 +43,33 @@ static void rds_ib_recv_drop_partial(struct rds_ib_conn *ic)
 	ic->i_rx_frag = 0;
 }
 
-/* A new attempt starts: forget a message half received on the last one. */
+/* Messages held while an attempt's protocol was a guess, at most: past
+ * it the attempt ends (the peer sends them again on the next one).  Our
+ * peer's credits bound them well below; the kernel's RDS sends without.
+ */
+#define RDS_IB_HELD_MAX		4096
+
+/* A new attempt starts: forget a message half received on the last one,
+ * and the messages held for the last one (never acknowledged: the peer
+ * sends them again).
+ */
 void rds_ib_recv_reset(struct rds_ib_conn *ic)
 {
+	struct rds_message *rm, *tmp;
+	LIST_HEAD(held);
+
 	spin_lock_bh(&ic->i_rx_lock);
 	rds_ib_recv_drop_partial(ic);
 	spin_unlock_bh(&ic->i_rx_lock);
+	spin_lock_bh(&ic->i_lock);
+	list_splice_init(&ic->i_held, &held);
+	ic->i_held_n = 0;
+	ic->i_guess = false;
+	spin_unlock_bh(&ic->i_lock);
+	list_for_each_entry_safe(rm, tmp, &held, m_conn_item) {
+		list_del_init(&rm->m_conn_item);
+		rds_message_put(rm);
+	}
 }
 
 /* Why a frame was not taken when it was no fault of the peer's. */
@@ -116,7 +137,8 @@ bool rds_ib_recv_take_ack(struct rds_ib_conn *ic, const struct rds_header *hdr,
 }
 
 /* A message is complete: deliver it, then it counts toward the ACK. */
-void rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm)
+static void rds_ib_recv_deliver_now(struct rds_ib_conn *ic,
+				    struct rds_message *rm)
 {
 	struct rds_connection *conn = ic->i_conn;
 	struct rds_header *hdr = &rm->m_inc.i_hdr;
@@ -164,6 +186,60 @@ void rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm)
 	else if (!timer_pending(&ic->i_ack_timer))
 		/* Anything sent before it fires carries the ACK. */
 		mod_timer(&ic->i_ack_timer, jiffies + 1);
+}
+
+/* rm is complete: to its socket, or to i_held while the attempt's
+ * protocol is a guess (ib.h).
+ */
+void rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm)
+{
+	bool held, full;
+
+	spin_lock_bh(&ic->i_lock);
+	held = ic->i_guess;
+	full = held && ic->i_held_n >= RDS_IB_HELD_MAX;
+	if (held && !full) {
+		list_add_tail(&rm->m_conn_item, &ic->i_held);
+		ic->i_held_n++;
+	}
+	spin_unlock_bh(&ic->i_lock);
+	if (!held) {
+		rds_ib_recv_deliver_now(ic, rm);
+		return;
+	}
+	if (full) {
+		rds_message_put(rm);
+		rds_ib_conn_error(ic, "too many messages before the accept");
+	}
+}
+
+/* The attempt is up (rds_ib_attempt_up()): its protocol was right.  The
+ * messages held are delivered in order, before any that comes after:
+ * those join the list until it is found empty.
+ */
+void rds_ib_recv_unhold(struct rds_ib_conn *ic)
+{
+	struct rds_message *rm, *tmp;
+	LIST_HEAD(held);
+
+	lockdep_assert_held(&ic->i_cm_mutex);
+	for (;;) {
+		spin_lock_bh(&ic->i_lock);
+		list_splice_init(&ic->i_held, &held);
+		ic->i_held_n = 0;
+		if (list_empty(&held))
+			ic->i_guess = false;
+		spin_unlock_bh(&ic->i_lock);
+		if (list_empty(&held))
+			return;
+		/* as from the receive completion handler */
+		local_bh_disable();
+		list_for_each_entry_safe(rm, tmp, &held, m_conn_item) {
+			list_del_init(&rm->m_conn_item);
+			rds_ib_recv_deliver_now(ic, rm);
+		}
+		local_bh_enable();
+	}
 }
 
 /* A message keeps its data in the receive buffer's page (8 KiB) only if
