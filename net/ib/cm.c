@@ -848,7 +848,8 @@ static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 	if (!a)
 		return 0;
 	ic = a->a_ic;
-	if (event->event == RDMA_CM_EVENT_ESTABLISHED && ic->i_active)
+	/* (i_active read without i_cm_mutex: a test hook's hint only) */
+	if (event->event == RDMA_CM_EVENT_ESTABLISHED && READ_ONCE(ic->i_active))
 		rds_ib_test_est_delay();
 
 	pr_debug("%pI6c: %s (status %d)\n", &ic->i_conn->c_faddr,
@@ -1223,6 +1224,7 @@ void rds_ib_conn_free(struct rds_connection *conn)
 	flush_work(&ic->i_reap_work);
 	rds_ib_reap_work(&ic->i_reap_work);
 	WARN_ON(!list_empty(&ic->i_dead_ids));
+	WARN_ON_ONCE(!list_empty(&ic->i_held));
 	/* Messages requeued by the last attempt_end. */
 	rds_send_drop_acked(conn, conn->c_next_tx_seq - 1);
 	kfree(ic);

@@ -5,6 +5,8 @@
  * is handled, so that the peer's first frames come while our side has
  * not read its accept yet: the attempt's protocol is still a guess
  * (ib.h, i_guess; selftest ib_ml_upgrade).  Reads back 0 once it fired.
+ * The wait is in rdma_cm's event handler: every connection event of the
+ * host waits with it (ib_cm's work queue runs one at a time).
  */
 #include <linux/delay.h>
 #include <linux/moduleparam.h>

@@ -263,6 +263,8 @@ enum {
 	RDS_IB_C_GRANTS_SHRUNK,		/* refills kept back: pool in debt */
 	RDS_IB_C_GRANTS_EARNED,		/* credits earned back out of debt */
 	RDS_IB_C_CONNECT_WAITS,		/* attempts queued at the gate */
+	RDS_IB_C_RX_HELD,		/* messages held: protocol a guess */
+	RDS_IB_C_RX_HELD_DROPPED,	/* held ones dropped at the end */
 	RDS_IB_C_MAX,
 };
 
@@ -408,9 +410,14 @@ struct rds_ib_conn {
 	 * order), neither delivered nor acknowledged, so that a wrong
 	 * guess delivers nothing the peer sends again on the next attempt
 	 * (rds_ib_recv_unhold() when it is up, dropped at its end).
+	 * i_held_over: past RDS_IB_HELD_MAX or RDS_IB_HELD_BYTES, everything
+	 * held and everything that comes is dropped until the attempt's end
+	 * (nothing after a dropped message may be delivered).
 	 */
 	bool			i_guess;
+	bool			i_held_over;
 	unsigned int		i_held_n;
+	size_t			i_held_bytes;
 	struct list_head	i_held;
 	u64			i_ack_seen;	/* the highest ACK the peer
 						 * sent (frames, handshake),
