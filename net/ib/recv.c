@@ -223,8 +223,10 @@ bool rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm)
 	held = ic->i_guess;
 	if (held && !ic->i_held_over &&
 	    (ic->i_held_n >= RDS_IB_HELD_MAX ||
-	     ic->i_held_bytes + rm->m_len > RDS_IB_HELD_BYTES))
-		ic->i_held_over = first = true;
+	     ic->i_held_bytes + rm->m_len > RDS_IB_HELD_BYTES)) {
+		ic->i_held_over = true;
+		first = true;
+	}
 	over = held && ic->i_held_over;
 	if (held && !over) {
 		list_add_tail(&rm->m_conn_item, &ic->i_held);
