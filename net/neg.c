@@ -20,8 +20,8 @@
 	!defined(RDS_NEG_LOCKDEP) && !defined(RDS_NEG_LOST) && \
 	!defined(RDS_NEG_DUP) && !defined(RDS_NEG_PAGELEAK) && \
 	!defined(RDS_NEG_STALERX) && !defined(RDS_NEG_DOWNWORK) && \
-	!defined(RDS_NEG_HBNOW)
-#error "RDS_NEG: kasan, kmemleak, lockdep, lost, dup, pageleak, stalerx, downwork or hbnow"
+	!defined(RDS_NEG_HBNOW) && !defined(RDS_NEG_NOHOLD)
+#error "RDS_NEG: kasan, kmemleak, lockdep, lost, dup, pageleak, stalerx, downwork, hbnow or nohold"
 #endif
 
 /* lost, dup: one message in this many */

@@ -31,6 +31,9 @@
  *   hbnow     the heartbeat declares a connection lost on its silence
  *             alone, as before the fix (ib_hb_change: the interval
  *             lowered on an idle connection)
+ *   nohold    messages that come while our request's protocol is a
+ *             guess are delivered at once, as before the hold
+ *             (ib_ml_upgrade: delivered twice after a wrong guess)
  */
 #ifndef _RDS_NEG_H
 #define _RDS_NEG_H
@@ -110,6 +113,18 @@ static inline bool rds_neg_hbnow(void)
 }
 #else
 static inline bool rds_neg_hbnow(void)
+{
+	return false;
+}
+#endif
+
+#ifdef RDS_NEG_NOHOLD
+static inline bool rds_neg_nohold(void)
+{
+	return true;
+}
+#else
+static inline bool rds_neg_nohold(void)
 {
 	return false;
 }

@@ -10,8 +10,9 @@
  *   rds_sock_lock  ->  rs->rs_recv_lock  ->  rds_cong_monitor_lock
  *     ->  rs->rs_lock (of the monitoring sockets)
  *   rds_bind_lock, rds_conn_lock and rds_cong_lock are leaves.
- *   ic->i_lock (net/ib: an IB connection's send ring, credits, packing
- *   and i_posted_seq) is a leaf too: conn->c_lock is let go before it.
+ *   ic->i_lock (net/ib: an IB connection's send ring, credits, packing,
+ *   i_posted_seq and the messages held while an attempt's protocol is a
+ *   guess, i_held) is a leaf too: conn->c_lock is let go before it.
  * All of them are taken with bottom halves disabled: the IB completion
  * path acknowledges and delivers messages from softirq context.
  * Sleeping locks of the IB transport (net/ib): ic->i_cm_mutex  ->
@@ -108,7 +109,7 @@ struct rds_message {
 	refcount_t		m_refcount;
 	unsigned long		m_flags;	/* RDS_MSG_* bits, atomic */
 	struct list_head	m_sock_item;	/* rs_send_queue, rs->rs_lock */
-	struct list_head	m_conn_item;	/* conn queues, conn->c_lock */
+	struct list_head	m_conn_item;	/* conn queues (c_lock), ib i_held (i_lock) */
 	struct rds_incoming	m_inc;		/* header; loopback delivery */
 	struct in6_addr		m_daddr;
 	struct rds_connection	*m_conn;	/* set when queued */

@@ -561,6 +561,7 @@ static void rds_ib_attempt_up(struct rds_ib_conn *ic)
 	ic->i_up = true;
 	spin_unlock_bh(&ic->i_lock);
 	rds_conn_set_state(conn, RDS_CONN_UP, "established");
+	rds_ib_recv_unhold(ic);
 	rds_ib_gate_leave(ic);
 	ic->i_backoff_ms = 0;
 	rds_ib_count(RDS_IB_C_CONNECTS);
@@ -693,7 +694,7 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	a = rds_ib_attempt_new(ic, cm_id);
 	if (!a)
 		goto unlock;
-	rds_ib_ml_attempt_begin(ic, !!ml);
+	rds_ib_ml_attempt_begin(ic, !!ml, false);
 	ret = rds_ib_attempt_setup(ic, cm_id);
 	if (ret) {
 		list_del(&a->a_item);
@@ -764,7 +765,7 @@ static int rds_ib_cm_connect(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	int ret;
 
 	/* The peer's protocol as it was last time (mlcm.c). */
-	rds_ib_ml_attempt_begin(ic, ic->i_peer_ml);
+	rds_ib_ml_attempt_begin(ic, ic->i_peer_ml, true);
 	ret = rds_ib_attempt_setup(ic, id);
 	if (ret)
 		return ret;
@@ -847,6 +848,9 @@ static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 	if (!a)
 		return 0;
 	ic = a->a_ic;
+	/* (i_active read without i_cm_mutex: a test hook's hint only) */
+	if (event->event == RDMA_CM_EVENT_ESTABLISHED && READ_ONCE(ic->i_active))
+		rds_ib_test_est_delay();
 
 	pr_debug("%pI6c: %s (status %d)\n", &ic->i_conn->c_faddr,
 		 rdma_event_msg(event->event), event->status);
@@ -1160,6 +1164,7 @@ int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 		return -ENOMEM;
 	ic->i_conn = conn;
 	ic->i_proto = &rds_ib_proto_ours;
+	INIT_LIST_HEAD(&ic->i_held);
 	mutex_init(&ic->i_cm_mutex);
 	INIT_LIST_HEAD(&ic->i_dead_ids);
 	INIT_LIST_HEAD(&ic->i_gate_item);
@@ -1225,6 +1230,7 @@ void rds_ib_conn_free(struct rds_connection *conn)
 	flush_work(&ic->i_reap_work);
 	rds_ib_reap_work(&ic->i_reap_work);
 	WARN_ON(!list_empty(&ic->i_dead_ids));
+	WARN_ON_ONCE(!list_empty(&ic->i_held));
 	/* Messages requeued by the last attempt_end. */
 	rds_send_drop_acked(conn, conn->c_next_tx_seq - 1);
 	kfree(ic);

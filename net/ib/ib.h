@@ -263,6 +263,8 @@ enum {
 	RDS_IB_C_GRANTS_SHRUNK,		/* refills kept back: pool in debt */
 	RDS_IB_C_GRANTS_EARNED,		/* credits earned back out of debt */
 	RDS_IB_C_CONNECT_WAITS,		/* attempts queued at the gate */
+	RDS_IB_C_RX_HELD,		/* messages held: protocol a guess */
+	RDS_IB_C_RX_HELD_DROPPED,	/* held ones dropped at the end */
 	RDS_IB_C_MAX,
 };
 
@@ -402,6 +404,21 @@ struct rds_ib_conn {
 	struct rds_message	*i_rx_rm;	/* message being reassembled */
 	unsigned int		i_rx_frag;	/* fragments received of it */
 	u64			i_rx_delivered;	/* ACK value: last delivered seq */
+	/* Under i_lock.  i_guess: the attempt is our request, not up yet,
+	 * and its protocol a guess until the peer's accept is read: the
+	 * messages that come meanwhile wait on i_held (m_conn_item, in
+	 * order), neither delivered nor acknowledged, so that a wrong
+	 * guess delivers nothing the peer sends again on the next attempt
+	 * (rds_ib_recv_unhold() when it is up, dropped at its end).
+	 * i_held_over: past RDS_IB_HELD_MAX or RDS_IB_HELD_BYTES, everything
+	 * held and everything that comes is dropped until the attempt's end
+	 * (nothing after a dropped message may be delivered).
+	 */
+	bool			i_guess;
+	bool			i_held_over;
+	unsigned int		i_held_n;
+	size_t			i_held_bytes;
+	struct list_head	i_held;
 	u64			i_ack_seen;	/* the highest ACK the peer
 						 * sent (frames, handshake),
 						 * written under i_lock
@@ -511,6 +528,14 @@ static inline void rds_ib_test_rx_hook(struct ib_wc *wc)
 {
 }
 #endif
+/* Test hook of our requests' ESTABLISHED event (est_hook.c). */
+#ifdef RDS_TEST_HOOKS
+void rds_ib_test_est_delay(void);
+#else
+static inline void rds_ib_test_est_delay(void)
+{
+}
+#endif
 void rds_ib_conn_error_after(struct rds_ib_conn *ic, const char *why,
 			     unsigned long delay);
 /* A queue pair that failed on its own while up may have refused a
@@ -541,6 +566,7 @@ void rds_ib_op_reset(struct rds_rdma_op *op);
 void rds_ib_ours_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 			    struct ib_wc *wc);
 void rds_ib_recv_reset(struct rds_ib_conn *ic);
+void rds_ib_recv_unhold(struct rds_ib_conn *ic);
 __sum16 rds_ib_hdr_csum(const struct rds_header *hdr);
 int rds_ib_inc_copy_to_user(struct rds_incoming *inc, struct iov_iter *to);
 void rds_ib_inc_free(struct rds_incoming *inc);

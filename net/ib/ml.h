@@ -19,7 +19,7 @@
 
 /* mlcm.c, under ic->i_cm_mutex */
 /* Before the attempt's queue pair exists: speak ml's protocol (or ours). */
-void rds_ib_ml_attempt_begin(struct rds_ib_conn *ic, bool ml);
+void rds_ib_ml_attempt_begin(struct rds_ib_conn *ic, bool ml, bool guess);
 /* The peer's answer says which it speaks: switch to it if the attempt
  * took no frame yet; else why the attempt must end (the next one starts
  * in the right one).

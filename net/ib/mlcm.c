@@ -29,6 +29,7 @@
 
 #include "ib.h"
 #include "ml.h"
+#include "../neg.h"
 
 /* Toward it: our ACK and what we know of it start afresh (above). */
 static void rds_ib_ml_reset_rx(struct rds_ib_conn *ic)
@@ -39,11 +40,12 @@ static void rds_ib_ml_reset_rx(struct rds_ib_conn *ic)
 	WRITE_ONCE(ic->i_peer_gen, 0);
 }
 
-void rds_ib_ml_attempt_begin(struct rds_ib_conn *ic, bool ml)
+void rds_ib_ml_attempt_begin(struct rds_ib_conn *ic, bool ml, bool guess)
 {
 	lockdep_assert_held(&ic->i_cm_mutex);
 	spin_lock_bh(&ic->i_lock);
 	ic->i_proto = ml ? &rds_ib_proto_ml : &rds_ib_proto_ours;
+	ic->i_guess = guess && !rds_neg_nohold();
 	ic->i_rx_frames = 0;
 	/* a heartbeat asked for on the last attempt is not the peer's */
 	ic->i_hb_ask = false;

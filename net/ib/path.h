@@ -55,7 +55,7 @@ void rds_ib_recv_bad(struct rds_ib_conn *ic, const struct rds_header *hdr,
 bool rds_ib_recv_take_ack(struct rds_ib_conn *ic, const struct rds_header *hdr,
 			  bool kick);
 /* A complete message: deliver it, and owe (or send) its ACK. */
-void rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm);
+bool rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm);
 /* Reassemble one fragment (ic->i_rx_lock held): a complete message or
  * NULL; *why on a protocol error.
  */

@@ -43,12 +43,56 @@ static void rds_ib_recv_drop_partial(struct rds_ib_conn *ic)
 	ic->i_rx_frag = 0;
 }
 
-/* A new attempt starts: forget a message half received on the last one. */
+/* Messages, and their payload bytes, held while an attempt's protocol is
+ * a guess, at most: past either the attempt ends (the peer sends them
+ * again on the next one).  Our peer's credits bound them well below; the
+ * kernel's RDS sends without, messages of up to 1 MiB.
+ */
+#define RDS_IB_HELD_MAX		4096
+#define RDS_IB_HELD_BYTES	(8U << 20)
+
+/* Moves the held messages to list. */
+static void rds_ib_recv_held_take(struct rds_ib_conn *ic,
+				  struct list_head *list)
+{
+	lockdep_assert_held(&ic->i_lock);
+	list_splice_init(&ic->i_held, list);
+	ic->i_held_n = 0;
+	ic->i_held_bytes = 0;
+}
+
+/* Drops messages taken from i_held: never acknowledged, the peer sends
+ * them again on the next attempt.
+ */
+static void rds_ib_recv_held_drop(struct list_head *list)
+{
+	struct rds_message *rm, *tmp;
+
+	list_for_each_entry_safe(rm, tmp, list, m_conn_item) {
+		list_del_init(&rm->m_conn_item);
+		rds_ib_count(RDS_IB_C_RX_HELD_DROPPED);
+		rds_message_put(rm);
+	}
+}
+
+/* A new attempt starts: forget a message half received on the last one,
+ * and the messages held for the last one (never acknowledged: the peer
+ * sends them again).
+ */
 void rds_ib_recv_reset(struct rds_ib_conn *ic)
 {
+	LIST_HEAD(held);
+
+	lockdep_assert_held(&ic->i_cm_mutex);
 	spin_lock_bh(&ic->i_rx_lock);
 	rds_ib_recv_drop_partial(ic);
 	spin_unlock_bh(&ic->i_rx_lock);
+	spin_lock_bh(&ic->i_lock);
+	rds_ib_recv_held_take(ic, &held);
+	ic->i_guess = false;
+	ic->i_held_over = false;
+	spin_unlock_bh(&ic->i_lock);
+	rds_ib_recv_held_drop(&held);
 }
 
 /* Why a frame was not taken when it was no fault of the peer's. */
@@ -116,7 +160,8 @@ bool rds_ib_recv_take_ack(struct rds_ib_conn *ic, const struct rds_header *hdr,
 }
 
 /* A message is complete: deliver it, then it counts toward the ACK. */
-void rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm)
+static void rds_ib_recv_deliver_now(struct rds_ib_conn *ic,
+				    struct rds_message *rm)
 {
 	struct rds_connection *conn = ic->i_conn;
 	struct rds_header *hdr = &rm->m_inc.i_hdr;
@@ -164,6 +209,79 @@ void rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm)
 	else if (!timer_pending(&ic->i_ack_timer))
 		/* Anything sent before it fires carries the ACK. */
 		mod_timer(&ic->i_ack_timer, jiffies + 1);
+}
+
+/* rm is complete: to its socket, or to i_held while the attempt's
+ * protocol is a guess (ib.h).  False if it was dropped (too much held):
+ * the attempt ends, and the caller delivers nothing more of the frame.
+ */
+bool rds_ib_recv_deliver(struct rds_ib_conn *ic, struct rds_message *rm)
+{
+	bool held, over, first = false;
+
+	spin_lock_bh(&ic->i_lock);
+	held = ic->i_guess;
+	if (held && !ic->i_held_over &&
+	    (ic->i_held_n >= RDS_IB_HELD_MAX ||
+	     ic->i_held_bytes + rm->m_len > RDS_IB_HELD_BYTES)) {
+		ic->i_held_over = true;
+		first = true;
+	}
+	over = held && ic->i_held_over;
+	if (held && !over) {
+		list_add_tail(&rm->m_conn_item, &ic->i_held);
+		ic->i_held_n++;
+		ic->i_held_bytes += rm->m_len;
+		rds_ib_count(RDS_IB_C_RX_HELD);
+	}
+	spin_unlock_bh(&ic->i_lock);
+	if (!held) {
+		rds_ib_recv_deliver_now(ic, rm);
+		return true;
+	}
+	if (!over)
+		return true;
+	rds_ib_count(RDS_IB_C_RX_HELD_DROPPED);
+	rds_message_put(rm);
+	if (first)
+		rds_ib_conn_error(ic, "too much received before the accept");
+	return false;
+}
+
+/* The attempt is up (rds_ib_attempt_up()): its protocol was right.  The
+ * messages held are delivered in order, before any that comes after:
+ * those join the list until it is found empty.  After an overflow the
+ * attempt is ending: what is held is dropped, and i_guess stays set so
+ * that nothing after it is delivered.
+ */
+void rds_ib_recv_unhold(struct rds_ib_conn *ic)
+{
+	struct rds_message *rm, *tmp;
+	LIST_HEAD(held);
+	bool over;
+
+	lockdep_assert_held(&ic->i_cm_mutex);
+	for (;;) {
+		spin_lock_bh(&ic->i_lock);
+		rds_ib_recv_held_take(ic, &held);
+		over = ic->i_held_over;
+		if (list_empty(&held) && !over)
+			ic->i_guess = false;
+		spin_unlock_bh(&ic->i_lock);
+		if (over) {
+			rds_ib_recv_held_drop(&held);
+			return;
+		}
+		if (list_empty(&held))
+			return;
+		/* as from the receive completion handler */
+		local_bh_disable();
+		list_for_each_entry_safe(rm, tmp, &held, m_conn_item) {
+			list_del_init(&rm->m_conn_item);
+			rds_ib_recv_deliver_now(ic, rm);
+		}
+		local_bh_enable();
+	}
 }
 
 /* A message keeps its data in the receive buffer's page (8 KiB) only if
@@ -349,7 +467,8 @@ static const char *rds_ib_recv_pack(struct rds_ib_conn *ic,
 	rm = rds_ib_recv_whole(hdr, page, data, 0, len, seen, &why);
 	if (!rm)
 		goto out;
-	rds_ib_recv_deliver(ic, rm);
+	if (!rds_ib_recv_deliver(ic, rm))
+		goto out;
 
 	for (off = len; off < data_len; ) {
 		err = rds_ib_pack_next(data, data_len, &off, &hoff, &len);
@@ -369,9 +488,8 @@ static const char *rds_ib_recv_pack(struct rds_ib_conn *ic,
 		}
 		rm = rds_ib_recv_whole(&inner, page, data,
 				       hoff + sizeof(inner), len, seen, &why);
-		if (!rm)
+		if (!rm || !rds_ib_recv_deliver(ic, rm))
 			break;
-		rds_ib_recv_deliver(ic, rm);
 	}
 out:
 	if (page)

@@ -52,6 +52,8 @@ static const char *const rds_ib_counter_keys[RDS_IB_C_MAX] = {
 	[RDS_IB_C_GRANTS_SHRUNK] = "grants_shrunk",
 	[RDS_IB_C_GRANTS_EARNED] = "grants_earned",
 	[RDS_IB_C_CONNECT_WAITS] = "connect_waits",
+	[RDS_IB_C_RX_HELD]	= "rx_held",
+	[RDS_IB_C_RX_HELD_DROPPED] = "rx_held_dropped",
 };
 
 /* net.rds.ib.heartbeat_ms: how often a quiet connection asks the peer for

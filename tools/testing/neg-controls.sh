@@ -30,6 +30,9 @@
 #     hbnow     the heartbeat declares a connection lost on its silence
 #               alone -> ib_hb_change (two hosts): "not ok ... no
 #               heartbeat loss"
+#     nohold    messages that come while our request's protocol is a
+#               guess delivered at once -> ib_ml_upgrade (two hosts):
+#               "not ok ... each of the 20 once"
 #   debug (a -rdsdebug kernel of debug-kernel.sh; SKIP without one):
 #     kasan     a use-after-free at load       -> "BUG: KASAN: "
 #     kmemleak  an object leaked at load       -> kmemleak:
@@ -64,7 +67,7 @@ done
 
 cheap="lost dup pageleak stalerx downwork"
 debug="kasan kmemleak lockdep"
-extra="hbnow"
+extra="hbnow nohold"
 case $set in
 cheap) kinds=$cheap ;;
 debug) kinds=$debug ;;
@@ -95,6 +98,7 @@ printf '%s\n' "load 60" "rxe 60" "ib_unload_race 600" "unload 120" \
 	> "$res/downwork.tests"
 printf '%s\n' "load 60" "rxe 60" "ib_hb_change 180" "unload 120" \
 	> "$res/hbnow.tests"
+printf '%s\n' "rxe 60" "ib_ml_upgrade 600" > "$res/nohold.tests"
 
 n=0 pass=0 fail=0 skip=0
 result() {	# result ok|fail|skip NAME [WHY]
@@ -136,6 +140,8 @@ oracle() {	# oracle KIND -> "FILES-GLOB<TAB>ERE"
 	lockdep) printf '%s\t%s\n' '*' 'possible circular locking dependency' ;;
 	hbnow) printf '%s\t%s\n' 'tests/ib_hb_change.log' \
 		'^not ok .*no heartbeat loss' ;;
+	nohold) printf '%s\t%s\n' 'tests/ib_ml_upgrade.log' \
+		'^not ok .*once, in order' ;;
 	esac
 }
 
@@ -156,7 +162,7 @@ for kind in $kinds; do
 		;;
 	esac
 	case $kind in
-	stalerx|downwork|hbnow) plan=$res/$kind.tests topo=two ;;
+	stalerx|downwork|hbnow|nohold) plan=$res/$kind.tests topo=two ;;
 	esac
 	out=$res/$kind
 	mkdir -p "$out"

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test only (RDS_TEST_HOOKS=1, see Kbuild): ib_est_delay_ms = N makes the
+ * next ESTABLISHED event of one of our own requests wait N ms before it
+ * is handled, so that the peer's first frames come while our side has
+ * not read its accept yet: the attempt's protocol is still a guess
+ * (ib.h, i_guess; selftest ib_ml_upgrade).  Reads back 0 once it fired.
+ * The wait is in rdma_cm's event handler: every connection event of the
+ * host waits with it (ib_cm's work queue runs one at a time).
+ */
+#include <linux/delay.h>
+#include <linux/moduleparam.h>
+
+#include "ib.h"
+
+#define RDS_IB_EST_DELAY_MAX_MS	30000
+
+static unsigned int rds_ib_est_delay_ms;
+
+static int rds_ib_est_delay_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int ret;
+
+	ret = kstrtouint(val, 0, &ms);
+	if (ret)
+		return ret;
+	if (ms > RDS_IB_EST_DELAY_MAX_MS)
+		return -ERANGE;
+	WRITE_ONCE(rds_ib_est_delay_ms, ms);
+	return 0;
+}
+
+static const struct kernel_param_ops rds_ib_est_delay_ops = {
+	.set	= rds_ib_est_delay_set,
+	.get	= param_get_uint,
+};
+module_param_cb(ib_est_delay_ms, &rds_ib_est_delay_ops, &rds_ib_est_delay_ms,
+		0644);
+MODULE_PARM_DESC(ib_est_delay_ms,
+		 "Test only: handle the next ESTABLISHED of our own request this many ms late");
+
+/* From the rdma_cm handler (process context, no lock held): an
+ * ESTABLISHED event of an active attempt.
+ */
+void rds_ib_test_est_delay(void)
+{
+	unsigned int ms = xchg(&rds_ib_est_delay_ms, 0);
+
+	if (ms)
+		msleep(ms);
+}
