@@ -42,7 +42,6 @@
 #include "ib.h"
 #include "mlhs.h"
 
-#define RDS_IB_PORT		18634
 #define RDS_IB_BACKLOG		128
 #define RDS_IB_RNR_RETRY	2	/* credits prevent RNR: keep it visible */
 #define RDS_IB_RESOLVE_MS	2000
@@ -61,7 +60,8 @@ struct rds_ib_attempt {
  */
 #define RDS_IB_ATTEMPT_TIMEOUT	(15 * HZ)
 
-static struct rdma_cm_id *rds_ib_listen_id;
+/* the listeners: IPv4 (RDS_IB_PORT), IPv6 (RDS_IB_PORT6, or NULL) */
+static struct rdma_cm_id *rds_ib_listen_id, *rds_ib_listen6_id;
 u32 rds_ib_gen;
 
 unsigned int rds_ib_idle_secs = 300;
@@ -575,16 +575,6 @@ static void rds_ib_cm_refuse(struct rdma_cm_id *cm_id,
 	rdma_reject(cm_id, buf, sizeof(buf), IB_CM_REJ_CONSUMER_DEFINED);
 }
 
-static bool rds_ib_addr_v4(const struct sockaddr *sa, struct in6_addr *a)
-{
-	const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
-
-	if (sa->sa_family != AF_INET)
-		return false;
-	ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, a);
-	return true;
-}
-
 /* A request from the kernel's own RDS (mlhs.h), which we do not speak yet:
  * refuse it the way that RDS refuses an incompatible version (the int
  * RDS_RDMA_REJ_INCOMPAT in the host's byte order), so that it drops the
@@ -600,13 +590,15 @@ static bool rds_ib_cm_refuse_mainline(struct rdma_cm_id *cm_id,
 	struct rds_ib_pd_class c;
 	int rej = RDS_IB_MLHS_REJ_INCOMPAT;
 
-	if (!rds_ib_addr_v4((struct sockaddr *)&cm_id->route.addr.src_addr,
+	if (!rds_ib_addr_of((struct sockaddr *)&cm_id->route.addr.src_addr,
 			    &laddr) ||
-	    !rds_ib_addr_v4((struct sockaddr *)&cm_id->route.addr.dst_addr,
+	    !rds_ib_addr_of((struct sockaddr *)&cm_id->route.addr.dst_addr,
 			    &faddr))
 		return false;
+	/* An IPv6 request carries mainline's IPv6 layout */
 	if (rds_ib_pd_classify(event->param.conn.private_data,
-			       event->param.conn.private_data_len, false,
+			       event->param.conn.private_data_len,
+			       !ipv6_addr_v4mapped(&laddr),
 			       laddr.s6_addr, faddr.s6_addr, &c) !=
 	    RDS_IB_PD_MAINLINE)
 		return false;
@@ -648,6 +640,7 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	enum rds_ib_hs_reason reason;
 	struct rds_ib_hs hs;
 	u8 buf[sizeof(struct rds_ib_hs_wire)];
+	u32 scope_id;
 	u8 minor;
 	int ret;
 
@@ -655,12 +648,14 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	if (reason)
 		goto refuse;
 	reason = RDS_IB_HS_R_BUSY;
-	if (!rds_ib_addr_v4((struct sockaddr *)&cm_id->route.addr.src_addr, &laddr) ||
-	    !rds_ib_addr_v4((struct sockaddr *)&cm_id->route.addr.dst_addr,
-			    &faddr))
+	if (!rds_ib_addr_of((struct sockaddr *)&cm_id->route.addr.src_addr,
+			    &laddr) ||
+	    !rds_ib_addr_of((struct sockaddr *)&cm_id->route.addr.dst_addr,
+			    &faddr) ||
+	    rds_ib_addr_req_scope(cm_id, &laddr, &faddr, &scope_id))
 		goto refuse;
 	conn = rds_conn_find_or_alloc(&init_net, &laddr, &faddr,
-				      &rds_ib_transport, offer->tos, 0,
+				      &rds_ib_transport, offer->tos, scope_id,
 				      GFP_KERNEL);
 	if (IS_ERR(conn))
 		goto refuse;
@@ -799,7 +794,7 @@ static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 	bool end = false;
 	int ret;
 
-	if (cm_id == rds_ib_listen_id)
+	if (cm_id == rds_ib_listen_id || cm_id == rds_ib_listen6_id)
 		return 0;
 	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
 		enum rds_ib_hs_reason reason;
@@ -891,11 +886,7 @@ static void rds_ib_connect_work(struct work_struct *work)
 					      struct rds_ib_conn,
 					      i_connect_work);
 	struct rds_connection *conn = ic->i_conn;
-	struct sockaddr_in src = { .sin_family = AF_INET };
-	struct sockaddr_in dst = {
-		.sin_family	= AF_INET,
-		.sin_port	= htons(RDS_IB_PORT),
-	};
+	struct sockaddr_storage src, dst;
 	struct rds_ib_attempt *a;
 	struct rdma_cm_id *id;
 	int ret;
@@ -904,8 +895,10 @@ static void rds_ib_connect_work(struct work_struct *work)
 	mutex_lock(&ic->i_cm_mutex);
 	if (ic->i_dying || ic->i_cur)
 		goto out;
-	src.sin_addr.s_addr = conn->c_laddr.s6_addr32[3];
-	dst.sin_addr.s_addr = conn->c_faddr.s6_addr32[3];
+	rds_ib_sockaddr(&conn->c_laddr, conn->c_bound_if, 0, &src);
+	rds_ib_sockaddr(&conn->c_faddr, conn->c_bound_if,
+			htons(ipv6_addr_v4mapped(&conn->c_faddr) ?
+			      RDS_IB_PORT : RDS_IB_PORT6), &dst);
 	a = rds_ib_attempt_new(ic, NULL);
 	if (!a)
 		goto retry;
@@ -1166,36 +1159,33 @@ void rds_ib_conn_free(struct rds_connection *conn)
 
 int rds_ib_cm_init(void)
 {
-	struct sockaddr_in sin = {
-		.sin_family	= AF_INET,
-		.sin_addr	= { htonl(INADDR_ANY) },
-		.sin_port	= htons(RDS_IB_PORT),
-	};
 	struct rdma_cm_id *id;
-	int ret;
 
 	/* Non-zero, and one the kernel's RDS refuses (mlhs.h). */
 	do {
 		rds_ib_gen = get_random_u32();
 	} while (!rds_ib_mlhs_gen_refused(rds_ib_gen));
-	id = rdma_create_id(&init_net, rds_ib_cm_handler, NULL, RDMA_PS_TCP,
-			    IB_QPT_RC);
-	if (IS_ERR(id))
+	id = rds_ib_addr_listen(false, rds_ib_cm_handler, RDS_IB_BACKLOG);
+	if (IS_ERR(id)) {
+		pr_err("cannot listen on port %u: %ld\n", RDS_IB_PORT,
+		       PTR_ERR(id));
 		return PTR_ERR(id);
-	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
-	if (!ret)
-		ret = rdma_listen(id, RDS_IB_BACKLOG);
-	if (ret) {
-		pr_err("cannot listen on port %u: %d\n", RDS_IB_PORT, ret);
-		rdma_destroy_id(id);
-		return ret;
 	}
 	rds_ib_listen_id = id;
+	/* Without IPv6 (disabled, or no such module) IPv4 goes on alone. */
+	id = rds_ib_addr_listen(true, rds_ib_cm_handler, RDS_IB_BACKLOG);
+	if (IS_ERR(id))
+		pr_info("no IPv6 listener (port %u): %ld\n", RDS_IB_PORT6,
+			PTR_ERR(id));
+	else
+		rds_ib_listen6_id = id;
 	return 0;
 }
 
 /* No new request after this; connections go with the transport. */
 void rds_ib_cm_exit(void)
 {
+	if (rds_ib_listen6_id)
+		rdma_destroy_id(rds_ib_listen6_id);
 	rdma_destroy_id(rds_ib_listen_id);
 }
