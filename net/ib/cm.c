@@ -126,6 +126,7 @@ static void rds_ib_cm_handshake_fill(struct rds_ib_conn *ic,
 	hs->frag_shift = RDS_IB_RX_SHIFT;
 	hs->credits = ic->i_grant;
 	hs->tos = tos;
+	hs->v6 = !ipv6_addr_v4mapped(&conn->c_faddr);	/* hs.h: the mark */
 	hs->hello.gen = rds_ib_gen;
 	hs->hello.peer_gen = ic->i_peer_gen;
 	ic->i_hs_ack = READ_ONCE(ic->i_rx_delivered);
