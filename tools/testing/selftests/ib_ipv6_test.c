@@ -20,7 +20,9 @@
  *                 with the scope id of another netdev (lo): EADDRNOTAVAIL;
  *                 local non-RDMA, the peer's (remote): EADDRNOTAVAIL; the
  *                 v4-mapped form of this host's IB IPv4 address binds to
- *                 IB and getsockname() gives it back as AF_INET.
+ *                 IB and getsockname() gives it back as AF_INET; it
+ *                 cannot send to an IPv6 peer, nor an IPv6 socket to an
+ *                 IPv4 one (EOPNOTSUPP, as mainline).
  *   global        host 2 connect()s to host 1 and send()s NMSG messages of
  *                 SIZES bytes (seeded content), host 1 checks each one's
  *                 content and source (RDS6_PEER, scope 0) and echoes it by
@@ -106,6 +108,8 @@ static int transport_of(int fd)
 TEST(bind_classes)
 {
 	struct sockaddr_storage ss;
+	struct sockaddr_in6 to6;
+	struct sockaddr_in to4;
 	socklen_t l = sizeof(ss);
 	char mapped[64];
 	struct v6env e;
@@ -138,6 +142,18 @@ TEST(bind_classes)
 	EXPECT_EQ(TRANS_IB, transport_of(fd));
 	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&ss, &l));
 	EXPECT_EQ(AF_INET, ss.ss_family);
+	/* an IPv4 socket sends to IPv4 peers only (mainline: EOPNOTSUPP) */
+	to6 = rds_sin6(e.peer, PORT, 0);
+	EXPECT_EQ(-1, sendto(fd, "x", 1, 0, (struct sockaddr *)&to6,
+			     sizeof(to6)));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	close(fd);
+	fd = -1;
+	ASSERT_EQ(0, bind6_errno(e.addr, 0, &fd));
+	to4 = rds_sin(e.addr4, PORT);
+	EXPECT_EQ(-1, sendto(fd, "x", 1, 0, (struct sockaddr *)&to4,
+			     sizeof(to4)));
+	EXPECT_EQ(EOPNOTSUPP, errno);
 	close(fd);
 }
 
