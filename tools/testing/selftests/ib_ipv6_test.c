@@ -78,6 +78,21 @@ static bool v6env_get(struct v6env *e)
 	return true;
 }
 
+FIXTURE(v6)
+{
+	struct v6env e;
+	bool ok;
+};
+
+FIXTURE_SETUP(v6)
+{
+	self->ok = v6env_get(&self->e);
+}
+
+FIXTURE_TEARDOWN(v6)
+{
+}
+
 /* bind() of a fresh socket to (addr, scope): 0 or the errno. */
 static int bind6_errno(const char *addr, uint32_t scope, int *fd_out)
 {
@@ -105,7 +120,7 @@ static int transport_of(int fd)
 	return t;
 }
 
-TEST(bind_classes)
+TEST_F_TIMEOUT(v6, bind_classes, 30)
 {
 	struct sockaddr_storage ss;
 	struct sockaddr_in6 to6;
@@ -115,8 +130,9 @@ TEST(bind_classes)
 	struct v6env e;
 	int fd = -1;
 
-	if (!v6env_get(&e))
+	if (!self->ok)
 		SKIP(return, "needs ib_ipv6.sh's addresses");
+	e = self->e;
 	ASSERT_EQ(0, bind6_errno(e.addr, 0, &fd)) TH_LOG("local RDMA global");
 	EXPECT_EQ(TRANS_IB, transport_of(fd));
 	close(fd);
@@ -256,21 +272,23 @@ out:
 	return bad;
 }
 
-TEST(global)
+TEST_F_TIMEOUT(v6, global, 180)
 {
 	struct v6env e;
 
-	if (!v6env_get(&e))
+	if (!self->ok)
 		SKIP(return, "needs ib_ipv6.sh's addresses");
+	e = self->e;
 	EXPECT_EQ(0, exchange(e.addr, e.peer, 0, 0, "global"));
 }
 
-TEST(linklocal)
+TEST_F_TIMEOUT(v6, linklocal, 180)
 {
 	struct v6env e;
 
-	if (!v6env_get(&e))
+	if (!self->ok)
 		SKIP(return, "needs ib_ipv6.sh's addresses");
+	e = self->e;
 	EXPECT_EQ(0, exchange(e.ll, e.peer_ll, e.ifindex, 1, "linklocal"));
 }
 
@@ -299,7 +317,7 @@ static bool proc_line(const char *local, const char *remote)
 	return found;
 }
 
-TEST(info)
+TEST_F_TIMEOUT(v6, info, 30)
 {
 	struct rds6_info_rdma_connection *r6;
 	struct rds_info_rdma_connection *r4;
@@ -312,8 +330,9 @@ TEST(info)
 	socklen_t len;
 	void *buf;
 
-	if (!v6env_get(&e))
+	if (!self->ok)
 		SKIP(return, "needs ib_ipv6.sh's addresses");
+	e = self->e;
 	ASSERT_LE(0, fd);
 
 	n = rds_info_get(fd, RDS6_INFO_IB_CONNECTIONS, &buf, &len);
