@@ -90,8 +90,6 @@ static const char *rds_trans_why_not(struct net *net,
 	switch (err) {
 	case -EPROTOTYPE:
 		return "RDMA devices serve the initial network namespace only";
-	case -EAFNOSUPPORT:
-		return "IPv6 over IB is not supported yet";
 	default:
 		return "no RDMA device has this address";
 	}

@@ -43,7 +43,6 @@
 #include "../trace/rds.h"
 #include "ml.h"
 
-#define RDS_IB_PORT		18634
 #define RDS_IB_BACKLOG		128
 #define RDS_IB_RESOLVE_MS	2000
 
@@ -61,7 +60,8 @@ struct rds_ib_attempt {
  */
 #define RDS_IB_ATTEMPT_TIMEOUT	(15 * HZ)
 
-static struct rdma_cm_id *rds_ib_listen_id;
+/* the listeners: IPv4 (RDS_IB_PORT), IPv6 (RDS_IB_PORT6, or NULL) */
+static struct rdma_cm_id *rds_ib_listen_id, *rds_ib_listen6_id;
 u32 rds_ib_gen;
 
 unsigned int rds_ib_idle_secs = 300;
@@ -126,6 +126,7 @@ static void rds_ib_cm_handshake_fill(struct rds_ib_conn *ic,
 	hs->frag_shift = RDS_IB_RX_SHIFT;
 	hs->credits = ic->i_grant;
 	hs->tos = tos;
+	hs->v6 = !ipv6_addr_v4mapped(&conn->c_faddr);	/* hs.h: the mark */
 	hs->hello.gen = rds_ib_gen;
 	hs->hello.peer_gen = ic->i_peer_gen;
 	ic->i_hs_ack = READ_ONCE(ic->i_rx_delivered);
@@ -610,13 +611,9 @@ static void rds_ib_cm_refuse(struct rdma_cm_id *cm_id,
 	atomic64_inc(&rds_ib_hs_count[reason]);
 	if (trace_rds_ib_hs_refuse_enabled()) {
 		struct in6_addr peer = { };
-		const struct sockaddr *sa =
-			(const struct sockaddr *)&cm_id->route.addr.dst_addr;
 
-		if (sa->sa_family == AF_INET6)
-			peer = ((const struct sockaddr_in6 *)sa)->sin6_addr;
-		else
-			rds_ib_addr_v4(sa, &peer);
+		rds_ib_addr_of((struct sockaddr *)&cm_id->route.addr.dst_addr,
+			       &peer);
 		trace_rds_ib_hs_refuse(&peer, rds_ib_hs_reason_name(reason));
 	}
 	pr_info_ratelimited("refused a connection from %pISc: %s\n",
@@ -624,6 +621,35 @@ static void rds_ib_cm_refuse(struct rdma_cm_id *cm_id,
 			    rds_ib_hs_reason_name(reason));
 	rds_ib_hs_encode(&hs, buf);
 	rdma_reject(cm_id, buf, sizeof(buf), IB_CM_REJ_CONSUMER_DEFINED);
+}
+
+/* A request of the kernel's own RDS over IPv6 (c, from rds_ib_ml_classify()),
+ * which we do not speak (Documentation/interop.md): refuse it the way that
+ * RDS refuses an incompatible version (the int RDS_RDMA_REJ_INCOMPAT in
+ * the host's byte order), so that it drops the attempt and backs off
+ * instead of waiting forever; count it and say so.
+ */
+static DEFINE_RATELIMIT_STATE(rds_ib_mainline_rs, 60 * HZ, 1);
+
+static void rds_ib_cm_refuse_mainline(struct rdma_cm_id *cm_id,
+				      const struct rds_ib_pd_class *c)
+{
+	atomic64_inc(&rds_ib_hs_count[RDS_IB_HS_R_MAINLINE]);
+	if (trace_rds_ib_hs_refuse_enabled()) {
+		struct in6_addr peer = { };
+
+		rds_ib_addr_of((struct sockaddr *)&cm_id->route.addr.dst_addr,
+			       &peer);
+		trace_rds_ib_hs_refuse(&peer, "the kernel's RDS over IPv6");
+	}
+	/* It retries about once a second for as long as it has messages
+	 * for us: one line a minute, the counter counts every one.
+	 */
+	if (__ratelimit(&rds_ib_mainline_rs))
+		pr_info("peer %pISc runs the kernel's RDS protocol %u.%u over IPv6: not supported, refused\n",
+			&cm_id->route.addr.dst_addr, c->proto >> 8,
+			c->proto & 0xff);
+	rds_ib_ml_refuse(cm_id);
 }
 
 /* A connection request on the listener (cm_id is the new child id).
@@ -656,6 +682,7 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	u8 buf[RDS_IB_MLHS_V6_LEN];
 	const char *why = "accept failed";
 	u8 minor = 0, tos = ml ? ml->ml.tos : offer->tos;
+	u32 scope_id;
 	int ret;
 
 	BUILD_BUG_ON(sizeof(buf) < sizeof(struct rds_ib_hs_wire));
@@ -665,12 +692,14 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	if (reason)
 		goto refuse;
 	reason = RDS_IB_HS_R_BUSY;
-	if (!rds_ib_addr_v4((struct sockaddr *)&cm_id->route.addr.src_addr, &laddr) ||
-	    !rds_ib_addr_v4((struct sockaddr *)&cm_id->route.addr.dst_addr,
-			    &faddr))
+	if (!rds_ib_addr_of((struct sockaddr *)&cm_id->route.addr.src_addr,
+			    &laddr) ||
+	    !rds_ib_addr_of((struct sockaddr *)&cm_id->route.addr.dst_addr,
+			    &faddr) ||
+	    rds_ib_addr_req_scope(cm_id, &laddr, &faddr, &scope_id))
 		goto refuse;
 	conn = rds_conn_find_or_alloc(&init_net, &laddr, &faddr,
-				      &rds_ib_transport, tos, 0, GFP_KERNEL);
+				      &rds_ib_transport, tos, scope_id, GFP_KERNEL);
 	if (IS_ERR(conn))
 		goto refuse;
 	ic = conn->c_transport_data;
@@ -770,11 +799,19 @@ static int rds_ib_cm_connect(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	if (ret)
 		return ret;
 	rds_ib_cm_handshake_fill(ic, &hs, ic->i_conn->c_tos);
-	/* An offer (hs.h): taken by ours and by the kernel's RDS. */
 	param.private_data = buf;
-	param.private_data_len = rds_ib_ml_offer(ic, &hs, buf, sizeof(buf));
-	if (!param.private_data_len)
-		return -EAFNOSUPPORT;
+	if (hs.v6) {
+		/* Ours, marked (hs.h): the kernel's RDS refuses it. */
+		BUILD_BUG_ON(sizeof(buf) < sizeof(struct rds_ib_hs_wire));
+		rds_ib_hs_encode(&hs, buf);
+		param.private_data_len = sizeof(struct rds_ib_hs_wire);
+	} else {
+		/* An offer (hs.h): taken by ours and by the kernel's RDS. */
+		param.private_data_len = rds_ib_ml_offer(ic, &hs, buf,
+							 sizeof(buf));
+		if (!param.private_data_len)
+			return -EAFNOSUPPORT;
+	}
 	rds_ib_cm_rd_atom(ic, &param);
 	/* 7 would mean "retry forever" on some devices (rxe). */
 	param.retry_count = 6;
@@ -828,14 +865,20 @@ static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 	bool end = false;
 	int ret;
 
-	if (cm_id == rds_ib_listen_id)
+	if (cm_id == rds_ib_listen_id || cm_id == rds_ib_listen6_id)
 		return 0;
 	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
 		enum rds_ib_hs_reason reason;
 		struct rds_ib_pd_class c;
 
-		if (rds_ib_ml_classify(cm_id, event, &c) == RDS_IB_PD_MAINLINE)
-			return rds_ib_cm_accept(cm_id, NULL, &c);
+		/* The kernel's RDS: spoken over IPv4, refused over IPv6. */
+		if (rds_ib_ml_classify(cm_id, event, &c) ==
+		    RDS_IB_PD_MAINLINE) {
+			if (!c.ml.v6)
+				return rds_ib_cm_accept(cm_id, NULL, &c);
+			rds_ib_cm_refuse_mainline(cm_id, &c);
+			return -ECONNREFUSED;
+		}
 		reason = rds_ib_hs_decode(event->param.conn.private_data,
 					  event->param.conn.private_data_len,
 					  &hs);
@@ -930,11 +973,7 @@ static void rds_ib_connect_work(struct work_struct *work)
 					      struct rds_ib_conn,
 					      i_connect_work);
 	struct rds_connection *conn = ic->i_conn;
-	struct sockaddr_in src = { .sin_family = AF_INET };
-	struct sockaddr_in dst = {
-		.sin_family	= AF_INET,
-		.sin_port	= htons(RDS_IB_PORT),
-	};
+	struct sockaddr_storage src, dst;
 	struct rds_ib_attempt *a;
 	struct rdma_cm_id *id;
 	int ret;
@@ -948,8 +987,10 @@ static void rds_ib_connect_work(struct work_struct *work)
 	/* Not our turn: the gate queues this work again (gate.c). */
 	if (!rds_ib_gate_enter(ic))
 		goto out;
-	src.sin_addr.s_addr = conn->c_laddr.s6_addr32[3];
-	dst.sin_addr.s_addr = conn->c_faddr.s6_addr32[3];
+	rds_ib_sockaddr(&conn->c_laddr, conn->c_bound_if, 0, &src);
+	rds_ib_sockaddr(&conn->c_faddr, conn->c_bound_if,
+			htons(ipv6_addr_v4mapped(&conn->c_faddr) ?
+			      RDS_IB_PORT : RDS_IB_PORT6), &dst);
 	a = rds_ib_attempt_new(ic, NULL);
 	if (!a)
 		goto retry;
@@ -1239,36 +1280,33 @@ void rds_ib_conn_free(struct rds_connection *conn)
 
 int rds_ib_cm_init(void)
 {
-	struct sockaddr_in sin = {
-		.sin_family	= AF_INET,
-		.sin_addr	= { htonl(INADDR_ANY) },
-		.sin_port	= htons(RDS_IB_PORT),
-	};
 	struct rdma_cm_id *id;
-	int ret;
 
 	/* Non-zero, and one the kernel's RDS refuses (mlhs.h). */
 	do {
 		rds_ib_gen = get_random_u32();
 	} while (!rds_ib_mlhs_gen_refused(rds_ib_gen));
-	id = rdma_create_id(&init_net, rds_ib_cm_handler, NULL, RDMA_PS_TCP,
-			    IB_QPT_RC);
-	if (IS_ERR(id))
+	id = rds_ib_addr_listen(false, rds_ib_cm_handler, RDS_IB_BACKLOG);
+	if (IS_ERR(id)) {
+		pr_err("cannot listen on port %u: %ld\n", RDS_IB_PORT,
+		       PTR_ERR(id));
 		return PTR_ERR(id);
-	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
-	if (!ret)
-		ret = rdma_listen(id, RDS_IB_BACKLOG);
-	if (ret) {
-		pr_err("cannot listen on port %u: %d\n", RDS_IB_PORT, ret);
-		rdma_destroy_id(id);
-		return ret;
 	}
 	rds_ib_listen_id = id;
+	/* Without IPv6 (disabled, or no such module) IPv4 goes on alone. */
+	id = rds_ib_addr_listen(true, rds_ib_cm_handler, RDS_IB_BACKLOG);
+	if (IS_ERR(id))
+		pr_info("no IPv6 listener (port %u): %ld\n", RDS_IB_PORT6,
+			PTR_ERR(id));
+	else
+		rds_ib_listen6_id = id;
 	return 0;
 }
 
 /* No new request after this; connections go with the transport. */
 void rds_ib_cm_exit(void)
 {
+	if (rds_ib_listen6_id)
+		rdma_destroy_id(rds_ib_listen6_id);
 	rdma_destroy_id(rds_ib_listen_id);
 }

@@ -43,7 +43,9 @@ void rds_ib_hs_encode(const struct rds_ib_hs *hs, void *buf)
 		.peer_gen	= cpu_to_be32(hs->hello.peer_gen),
 		.rx_next	= cpu_to_be64(hs->hello.rx_next),
 		.tx_first	= cpu_to_be64(hs->hello.tx_first),
-		.credits	= cpu_to_be32(hs->credits),
+		.credits	= cpu_to_be32(hs->credits |
+					      (hs->v6 ? (u32)RDS_IB_HS_V6_MARK << 24 :
+					       0)),
 		.frag_shift	= hs->frag_shift,
 		.reserved	= 0,
 		.tos		= hs->tos,
@@ -111,6 +113,7 @@ static enum rds_ib_hs_reason rds_ib_hs_offer_decode(const u8 *b,
 	hs->major = t.major;
 	hs->minor = t.minor;
 	hs->reason = 0;
+	hs->v6 = false;		/* offers are IPv4 only */
 	if (t.major != RDS_IB_HS_MAJOR)
 		return RDS_IB_HS_R_VERSION;
 	if (t.flags)
@@ -150,6 +153,9 @@ enum rds_ib_hs_reason rds_ib_hs_decode(const void *buf, size_t len,
 	hs->hello.rx_next = be64_to_cpu(w.rx_next);
 	hs->hello.tx_first = be64_to_cpu(w.tx_first);
 	hs->credits = be32_to_cpu(w.credits);
+	hs->v6 = hs->credits >> 24 == RDS_IB_HS_V6_MARK;
+	if (hs->v6)
+		hs->credits &= 0x00ffffff;
 	hs->frag_shift = w.frag_shift;
 	hs->tos = w.tos;
 	return rds_ib_hs_check(hs);

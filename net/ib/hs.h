@@ -17,7 +17,8 @@
  *  12  peer_gen   generation of the receiver the sender knows (0: none)
  *  16  rx_next    next sequence number the sender will deliver
  *  24  tx_first   oldest sequence number the sender still holds
- *  32  credits    receives the sender grants the receiver at once
+ *  32  credits    receives the sender grants the receiver at once; over
+ *                 IPv6 its top byte is RDS_IB_HS_V6_MARK (below)
  *  36  frag_shift log2 of the data bytes of the sender's receive buffers
  *                 (12..16): the most a frame to it may carry after the
  *                 header (ours: 13).  Messages are fragmented at 4 KiB
@@ -25,6 +26,13 @@
  *  37  reserved   0
  *  38  tos        type of service of the connection
  *  39  reason     REJ only: why the connection is refused (RDS_IB_HS_R_*)
+ *
+ * The IPv6 mark: the kernel's RDS reads byte 32 of an IPv6 request as its
+ * major version (mlhs.h), and takes 0 there as 4.0: it would accept our
+ * request as one between made-up addresses.  So over IPv6 that byte is
+ * RDS_IB_HS_V6_MARK, a version it refuses; the decoder takes the credits
+ * from the low 24 bits when the top byte is the mark (IPv4 handshakes,
+ * which mainline reads otherwise, never carry it).
  *
  * Version negotiation: the connecting side offers its major.minor; the
  * accepting side refuses another major (with its own version in the REJ)
@@ -50,6 +58,7 @@
 #define RDS_IB_HS_MIN_SHIFT	12	/* 4 KiB fragments */
 #define RDS_IB_HS_MAX_SHIFT	16	/* 64 KiB fragments */
 #define RDS_IB_HS_MAX_CREDITS	65535
+#define RDS_IB_HS_V6_MARK	0xff	/* top byte of credits over IPv6 */
 
 struct rds_ib_hs_wire {
 	__be32	magic;
@@ -98,6 +107,7 @@ struct rds_ib_hs {
 	u32			credits;
 	u8			tos;
 	u8			reason;
+	bool			v6;	/* the credits carry the IPv6 mark */
 	struct rds_seq_hello	hello;
 };
 

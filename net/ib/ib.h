@@ -480,8 +480,20 @@ void rds_ib_device_for_each(rds_ib_device_visit_t visit, void *arg);
 int rds_ib_device_init(void);
 void rds_ib_device_exit(void);
 
+/* addr.c */
+#define RDS_IB_PORT		18634	/* IPv4 connections */
+#define RDS_IB_PORT6		16385	/* IPv6 connections */
+struct rds_ib_device *rds_ib_device_of_addr(const struct in6_addr *addr,
+					    u32 scope_id);
+void rds_ib_sockaddr(const struct in6_addr *addr, u32 scope_id, __be16 port,
+		     struct sockaddr_storage *ss);
+bool rds_ib_addr_of(const struct sockaddr *sa, struct in6_addr *addr);
+int rds_ib_addr_req_scope(struct rdma_cm_id *id, const struct in6_addr *laddr,
+			  const struct in6_addr *faddr, u32 *scope_id);
+struct rdma_cm_id *rds_ib_addr_listen(bool v6, rdma_cm_event_handler handler,
+				      int backlog);
+
 /* trans.c */
-struct rds_ib_device *rds_ib_device_of_addr(const struct in6_addr *addr);
 int rds_ib_counts_show(char *buf, const char *const *keys,
 		       atomic64_t *vals, int n);
 unsigned int rds_ib_counts_info(struct rds_info_buf *out, const char *prefix,

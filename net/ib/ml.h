@@ -25,7 +25,9 @@ void rds_ib_ml_attempt_begin(struct rds_ib_conn *ic, bool ml, bool guess);
  * in the right one).
  */
 const char *rds_ib_ml_use(struct rds_ib_conn *ic, bool ml);
-/* A request on the listener: is it the kernel's RDS (c filled)? */
+/* A request on a listener: is it the kernel's RDS (c filled; c->ml.v6
+ * for one over IPv6, which we refuse)?
+ */
 enum rds_ib_pd_kind rds_ib_ml_classify(struct rdma_cm_id *cm_id,
 				       const struct rdma_cm_event *event,
 				       struct rds_ib_pd_class *c);
@@ -47,7 +49,6 @@ size_t rds_ib_ml_accept_pd(const struct rds_ib_pd_class *c, u8 *buf,
 			   size_t room);
 /* Refuse a request of the kernel's RDS the way it refuses one. */
 void rds_ib_ml_refuse(struct rdma_cm_id *cm_id);
-bool rds_ib_addr_v4(const struct sockaddr *sa, struct in6_addr *a);
 
 /* mlpath.c: the data path's hooks (struct rds_ib_proto) */
 struct rds_ib_send_slot *rds_ib_ml_slot_take(struct rds_ib_conn *ic,

@@ -4,6 +4,9 @@
  * (Documentation/interop.md): its private data (mlhs.c) on our requests
  * and accepts, and the choice of the protocol an attempt speaks.
  *
+ * All of it over IPv4 only.  Over IPv6 our request is our own layout,
+ * marked so that it refuses it (hs.h), and its requests are refused (cm.c).
+ *
  * - Its request (recognised by rds_ib_ml_classify()) is accepted with its
  *   own accept: the version its own rule chooses, credit 0 (its flow
  *   control stays off), ack_seq 0.
@@ -80,16 +83,6 @@ const char *rds_ib_ml_use(struct rds_ib_conn *ic, bool ml)
 	return why;
 }
 
-bool rds_ib_addr_v4(const struct sockaddr *sa, struct in6_addr *a)
-{
-	const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
-
-	if (sa->sa_family != AF_INET)
-		return false;
-	ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, a);
-	return true;
-}
-
 enum rds_ib_pd_kind rds_ib_ml_classify(struct rdma_cm_id *cm_id,
 				       const struct rdma_cm_event *event,
 				       struct rds_ib_pd_class *c)
@@ -97,14 +90,16 @@ enum rds_ib_pd_kind rds_ib_ml_classify(struct rdma_cm_id *cm_id,
 	struct in6_addr laddr, faddr;
 
 	c->kind = RDS_IB_PD_UNKNOWN;
-	if (!rds_ib_addr_v4((struct sockaddr *)&cm_id->route.addr.src_addr,
+	if (!rds_ib_addr_of((struct sockaddr *)&cm_id->route.addr.src_addr,
 			    &laddr) ||
-	    !rds_ib_addr_v4((struct sockaddr *)&cm_id->route.addr.dst_addr,
+	    !rds_ib_addr_of((struct sockaddr *)&cm_id->route.addr.dst_addr,
 			    &faddr))
 		return c->kind;
+	/* A request over IPv6 carries the kernel's RDS's IPv6 layout. */
 	return rds_ib_pd_classify(event->param.conn.private_data,
-				  event->param.conn.private_data_len, false,
-				  laddr.s6_addr, faddr.s6_addr, c);
+				  event->param.conn.private_data_len,
+				  !ipv6_addr_v4mapped(&laddr), laddr.s6_addr,
+				  faddr.s6_addr, c);
 }
 
 bool rds_ib_ml_apply(struct rds_ib_conn *ic, u64 ack_seq)
@@ -134,9 +129,15 @@ const char *rds_ib_ml_answer(struct rds_ib_conn *ic,
 
 	lockdep_assert_held(&ic->i_cm_mutex);
 	*ml = rds_ib_pd_classify(event->param.conn.private_data,
-				 event->param.conn.private_data_len, false,
+				 event->param.conn.private_data_len,
+				 !ipv6_addr_v4mapped(&conn->c_faddr),
 				 conn->c_laddr.s6_addr, conn->c_faddr.s6_addr,
 				 &c) == RDS_IB_PD_MAINLINE;
+	/* Over IPv6 it refuses our request (hs.h): never its protocol. */
+	if (*ml && c.ml.v6) {
+		*ml = false;
+		return "the kernel's RDS over IPv6 is not supported";
+	}
 	why = rds_ib_ml_use(ic, *ml);
 	if (why || !*ml)
 		return why;

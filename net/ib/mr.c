@@ -154,7 +154,8 @@ int rds_ib_mr_register(struct rds_sock *rs, struct rds_mr *rmr, bool nonblock,
 	struct rds_ib_mr *imr;
 	int ret = 0, n;
 
-	rdev = rds_ib_device_of_addr(&rs->rs_bound_addr);
+	rdev = rds_ib_device_of_addr(&rs->rs_bound_addr,
+				     rs->rs_bound_scope_id);
 	if (!rdev)
 		return -ENODEV;
 	/* Counted as a registration in progress (the flush of the device
@@ -559,7 +560,8 @@ int rds_ib_atomic_check(struct rds_sock *rs, enum ib_wr_opcode op)
 	bool masked = op == IB_WR_MASKED_ATOMIC_CMP_AND_SWP ||
 		      op == IB_WR_MASKED_ATOMIC_FETCH_AND_ADD;
 
-	rdev = rds_ib_device_of_addr(&rs->rs_bound_addr);
+	rdev = rds_ib_device_of_addr(&rs->rs_bound_addr,
+				     rs->rs_bound_scope_id);
 	/* No device now (removed, not back yet): the message waits for
 	 * one like any other; a masked op, which few devices have, is to
 	 * be tried again once one is there.

@@ -240,38 +240,6 @@ static const struct kernel_param_ops rds_ib_counters_ops = {
 module_param_cb(ib_counters, &rds_ib_counters_ops, NULL, 0444);
 MODULE_PARM_DESC(ib_counters, "Counters of the IB transport (read only)");
 
-static int rds_ib_laddr_handler(struct rdma_cm_id *id,
-				struct rdma_cm_event *event)
-{
-	return 0;
-}
-
-/* An IPv4 address of an RDMA device RDS uses (init_net only, for now). */
-/* The device RDS uses for a local IPv4 address, with a reference, or
- * NULL.  Process context.
- */
-struct rds_ib_device *rds_ib_device_of_addr(const struct in6_addr *addr)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	struct rds_ib_device *rdev = NULL;
-	struct rdma_cm_id *id;
-
-	if (!ipv6_addr_v4mapped(addr))
-		return NULL;
-	sin.sin_addr.s_addr = addr->s6_addr32[3];
-	if (ipv4_is_loopback(sin.sin_addr.s_addr) ||
-	    sin.sin_addr.s_addr == htonl(INADDR_ANY))
-		return NULL;
-	id = rdma_create_id(&init_net, rds_ib_laddr_handler, NULL,
-			    RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(id))
-		return NULL;
-	if (!rdma_bind_addr(id, (struct sockaddr *)&sin) && id->device)
-		rdev = rds_ib_device_get(id->device);
-	rdma_destroy_id(id);
-	return rdev;
-}
-
 static int rds_ib_laddr_check(struct net *net, const struct in6_addr *addr,
 			      u32 scope_id)
 {
@@ -280,9 +248,7 @@ static int rds_ib_laddr_check(struct net *net, const struct in6_addr *addr,
 	/* the reasons, in rds_transport's terms, that bind() logs */
 	if (!net_eq(net, &init_net))
 		return -EPROTOTYPE;
-	if (!ipv6_addr_v4mapped(addr))
-		return -EAFNOSUPPORT;
-	rdev = rds_ib_device_of_addr(addr);
+	rdev = rds_ib_device_of_addr(addr, scope_id);
 	if (!rdev)
 		return -EADDRNOTAVAIL;
 	rds_ib_device_put(rdev);

@@ -33,31 +33,31 @@ const char *ctl_name(int type)
 	return "?";
 }
 
-static void addr_str(struct in_addr a, uint16_t port, char *buf, size_t len)
-{
-	char s[INET_ADDRSTRLEN];
-
-	inet_ntop(AF_INET, &a, s, sizeof(s));
-	snprintf(buf, len, "%s:%u", s, port);
-}
-
 int ctl_listen(const struct options *o)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	char where[64];
+	struct rs_addr any = { .family = AF_INET6, .a6 = IN6ADDR_ANY_INIT };
+	const struct rs_addr *a = o->have_laddr ? &o->laddr : &any;
+	struct sockaddr_storage ss;
+	char where[ADDR_STRLEN + 8];
 	int fd, one = 1;
+	socklen_t sl;
 
-	sin.sin_port = htons(o->port);
-	if (o->have_laddr)
-		sin.sin_addr = o->laddr;
-	addr_str(sin.sin_addr, o->port, where, sizeof(where));
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* Without -r: every address of both families (IPv4 ones come as
+	 * v4-mapped), or of IPv4 alone on a host without IPv6.
+	 */
+	fd = socket(a->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 && !o->have_laddr && errno == EAFNOSUPPORT) {
+		any.family = AF_INET;
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	}
 	if (fd < 0) {
 		fprintf(stderr, "rds-stress: TCP socket: %s\n", strerror(errno));
 		return -1;
 	}
+	sl = addr_sockaddr(a, o->port, &ss);
+	addr_port_str(a, o->port, where, sizeof(where));
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+	if (bind(fd, (struct sockaddr *)&ss, sl) < 0) {
 		int e = errno;
 
 		if (e == EADDRNOTAVAIL)
@@ -108,15 +108,16 @@ int ctl_accept(int lfd)
 
 int ctl_connect(const struct options *o)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	struct sockaddr_in me = { .sin_family = AF_INET };
-	char where[64];
+	struct sockaddr_storage sin, me;
+	char where[ADDR_STRLEN + 8];
 	unsigned int attempt;
 	int fd = -1, one = 1, e = 0;
+	socklen_t sl, ml = 0;
 
-	sin.sin_port = htons(o->port);
-	sin.sin_addr = o->peer;
-	addr_str(o->peer, o->port, where, sizeof(where));
+	sl = addr_sockaddr(&o->peer, o->port, &sin);
+	if (o->have_laddr)
+		ml = addr_sockaddr(&o->laddr, 0, &me);
+	addr_port_str(&o->peer, o->port, where, sizeof(where));
 	for (attempt = 0; attempt <= o->connect_retries; attempt++) {
 		if (attempt) {
 			unsigned int ms = 100U << (attempt < 5 ? attempt : 5);
@@ -128,18 +129,17 @@ int ctl_connect(const struct options *o)
 			ts.tv_nsec = (ms % 1000) * 1000000L;
 			nanosleep(&ts, NULL);
 		}
-		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		fd = socket(o->peer.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd < 0) {
 			fprintf(stderr, "rds-stress: TCP socket: %s\n",
 				strerror(errno));
 			return -1;
 		}
 		if (o->have_laddr) {
-			me.sin_addr = o->laddr;
-			if (bind(fd, (struct sockaddr *)&me, sizeof(me)) < 0) {
-				char l[64];
+			if (bind(fd, (struct sockaddr *)&me, ml) < 0) {
+				char l[ADDR_STRLEN];
 
-				addr_str(o->laddr, 0, l, sizeof(l));
+				addr_str(&o->laddr, l, sizeof(l));
 				if (errno == EADDRNOTAVAIL)
 					fprintf(stderr,
 						"rds-stress: address %s is not local to this host (-r)\n",
@@ -152,7 +152,7 @@ int ctl_connect(const struct options *o)
 				return -1;
 			}
 		}
-		if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0) {
+		if (connect(fd, (struct sockaddr *)&sin, sl) == 0) {
 			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
 				   sizeof(one));
 			return fd;

@@ -355,14 +355,17 @@ static int show_sizes(const struct options *o)
 	return EXIT_OK;
 }
 
-static int local_addr_of(int fd, struct in_addr *a)
+static int local_addr_of(int fd, struct rs_addr *a)
 {
-	struct sockaddr_in sin;
-	socklen_t l = sizeof(sin);
+	struct sockaddr_storage ss;
+	socklen_t l = sizeof(ss);
 
-	if (getsockname(fd, (struct sockaddr *)&sin, &l) < 0)
+	if (getsockname(fd, (struct sockaddr *)&ss, &l) < 0)
 		return -1;
-	*a = sin.sin_addr;
+	if (addr_of_sockaddr((struct sockaddr *)&ss, a, NULL)) {
+		errno = EAFNOSUPPORT;
+		return -1;
+	}
 	return 0;
 }
 
@@ -478,6 +481,14 @@ static int passive_side(struct run *r)
 		r->local = mine.laddr;
 	else if (local_addr_of(fd, &r->local)) {
 		fprintf(stderr, "rds-stress: getsockname: %s\n", strerror(errno));
+		return EXIT_FAIL;
+	}
+	/* The peer's link-local address is reached through our interface. */
+	if (addr_linklocal(&r->remote))
+		r->remote.scope = r->local.scope;
+	if (r->remote.family != r->local.family) {
+		fprintf(stderr, "rds-stress: the peer's RDS address and ours are of different families\n");
+		ctl_send(fd, CTL_ABORT, "address families differ", 23);
 		return EXIT_FAIL;
 	}
 	if (open_tasks(r)) {

@@ -68,6 +68,7 @@ static void usage(FILE *f)
 "       rds-stress [-r addr] -s peer [-p port] [options]    (active side)\n"
 "\n"
 "  -r, --recv-addr A        local address of the RDS and control sockets\n"
+"                           (IPv4 or IPv6; link-local: fe80::1%%eth0)\n"
 "  -s, --send-addr A        the passive side's address (makes this active)\n"
 "  -p, --port N             TCP control port (4000); task i binds N+1+i\n"
 "                           (socket k of S: N+1+i*S+k)\n"
@@ -262,13 +263,15 @@ int options_parse(struct options *o, int argc, char **argv)
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
-			if (inet_pton(AF_INET, optarg, &o->laddr) != 1)
-				BAD("-r %s: not an IPv4 address", optarg);
+			if (addr_parse(optarg, &o->laddr))
+				BAD("-r %s: not an IPv4 or IPv6 address (a link-local one with %%scope)",
+				    optarg);
 			o->have_laddr = 1;
 			break;
 		case 's':
-			if (inet_pton(AF_INET, optarg, &o->peer) != 1)
-				BAD("-s %s: not an IPv4 address", optarg);
+			if (addr_parse(optarg, &o->peer))
+				BAD("-s %s: not an IPv4 or IPv6 address (a link-local one with %%scope)",
+				    optarg);
 			o->active = 1;
 			break;
 		case 'p':
@@ -433,6 +436,8 @@ int options_parse(struct options *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		BAD("unexpected argument '%s' (see --help)", argv[optind]);
+	if (o->have_laddr && o->active && o->laddr.family != o->peer.family)
+		BAD("-r and -s: addresses of different families (RDS connects IPv4 to IPv4, IPv6 to IPv6)");
 	if (o->req_bytes < HDR_BYTES || o->req_bytes > MAX_MSG_BYTES)
 		BAD("-q %u: requests must be %u bytes (the header) to 1M",
 		    o->req_bytes, HDR_BYTES);
@@ -456,12 +461,12 @@ int options_parse(struct options *o, int argc, char **argv)
 
 void options_show(const struct options *o, FILE *f)
 {
-	char l[INET_ADDRSTRLEN] = "auto", p[INET_ADDRSTRLEN] = "-";
+	char l[ADDR_STRLEN] = "auto", p[ADDR_STRLEN] = "-";
 
 	if (o->have_laddr)
-		inet_ntop(AF_INET, &o->laddr, l, sizeof(l));
+		addr_str(&o->laddr, l, sizeof(l));
 	if (o->active)
-		inet_ntop(AF_INET, &o->peer, p, sizeof(p));
+		addr_str(&o->peer, p, sizeof(p));
 	fprintf(f, "Options:\n");
 	fprintf(f, "  %-16s %s\n", "side", o->active ? "active" : "passive");
 	fprintf(f, "  %-16s %s\n", "local address", l);
@@ -508,14 +513,17 @@ void options_show(const struct options *o, FILE *f)
 }
 
 /* The options the passive side takes from the active side. */
-int options_to_text(const struct options *o, const struct in_addr *addr,
+int options_to_text(const struct options *o, const struct rs_addr *addr,
 		    char *buf, size_t len)
 {
-	char a[INET_ADDRSTRLEN];
+	struct rs_addr unscoped = *addr;
+	char a[ADDR_STRLEN];
 	int n, m;
 	uint32_t i;
 
-	inet_ntop(AF_INET, addr, a, sizeof(a));
+	/* a scope id is this host's interface index: the peer has its own */
+	unscoped.scope = 0;
+	addr_str(&unscoped, a, sizeof(a));
 	n = snprintf(buf, len,
 		     "addr=%s\nreq=%u\nack=%u\ndepth=%u\ntasks=%u\ntime=%u\n"
 		     "oneway=%d\ntos=%u\ncong=%d\ntransport=%d\nrdma=%u\n"
@@ -546,7 +554,7 @@ int options_to_text(const struct options *o, const struct in_addr *addr,
 	return n;
 }
 
-int options_from_text(struct options *o, struct in_addr *addr,
+int options_from_text(struct options *o, struct rs_addr *addr,
 		      const char *text)
 {
 	char key[32], val[1024];
@@ -563,7 +571,7 @@ int options_from_text(struct options *o, struct in_addr *addr,
 		if (*p == '\n')
 			p++;
 		if (!strcmp(key, "addr")) {
-			if (inet_pton(AF_INET, val, addr) != 1)
+			if (addr_parse(val, addr) || addr->scope)
 				return -1;
 			seen++;
 			continue;

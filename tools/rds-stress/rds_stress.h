@@ -31,11 +31,36 @@
 
 enum rdma_mode { RDMA_ALTERNATE = 0, RDMA_READ_ONLY = 1, RDMA_WRITE_ONLY = 2 };
 
+/*
+ * An RDS (and control) address: IPv4, or IPv6 with the scope id of a
+ * link-local one (addr.c).  A v4-mapped IPv6 address is taken as IPv4.
+ */
+struct rs_addr {
+	sa_family_t family;	/* AF_INET or AF_INET6 */
+	struct in_addr a4;
+	struct in6_addr a6;
+	uint32_t scope;		/* link-local IPv6: interface index */
+};
+
+/* the longest text of an address: IPv6, '%', a 32-bit scope id */
+#define ADDR_STRLEN	(INET6_ADDRSTRLEN + 11)
+
+int addr_parse(const char *s, struct rs_addr *a);
+void addr_str(const struct rs_addr *a, char *buf, size_t len);
+void addr_port_str(const struct rs_addr *a, unsigned int port, char *buf,
+		   size_t len);
+socklen_t addr_sockaddr(const struct rs_addr *a, unsigned int port,
+			struct sockaddr_storage *ss);
+int addr_of_sockaddr(const struct sockaddr *sa, struct rs_addr *a,
+		     unsigned int *port);
+int addr_equal(const struct rs_addr *a, const struct rs_addr *b);
+int addr_linklocal(const struct rs_addr *a);
+
 struct options {
 	/* Addresses: local (-r), peer (-s); a peer makes this the active side. */
-	struct in_addr laddr;
+	struct rs_addr laddr;
 	int have_laddr;
-	struct in_addr peer;
+	struct rs_addr peer;
 	int active;
 	uint16_t port;
 
@@ -224,8 +249,8 @@ struct task {
 
 struct run {
 	struct options o;
-	struct in_addr local;	/* RDS address used locally */
-	struct in_addr remote;	/* peer's RDS address */
+	struct rs_addr local;	/* RDS address used locally */
+	struct rs_addr remote;	/* peer's RDS address */
 	struct task *tasks;
 	volatile int stopping;
 	volatile int finish;
@@ -244,9 +269,9 @@ struct run {
 /* options.c */
 int options_parse(struct options *o, int argc, char **argv);
 void options_show(const struct options *o, FILE *f);
-int options_to_text(const struct options *o, const struct in_addr *addr,
+int options_to_text(const struct options *o, const struct rs_addr *addr,
 		    char *buf, size_t len);
-int options_from_text(struct options *o, struct in_addr *addr,
+int options_from_text(struct options *o, struct rs_addr *addr,
 		      const char *text);
 int parse_size(const char *s, uint32_t *out);
 int parse_sizes(const char *s, uint32_t *v, uint32_t *n);

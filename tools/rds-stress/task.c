@@ -72,13 +72,11 @@ static unsigned int port_of(const struct run *r, unsigned int task,
 	return r->o.port + 1 + task * r->o.sockets + sock;
 }
 
-static void sin_of(const struct run *r, struct sockaddr_in *s,
-		   struct in_addr a, unsigned int task, unsigned int sock)
+static socklen_t sin_of(const struct run *r, struct sockaddr_storage *s,
+			const struct rs_addr *a, unsigned int task,
+			unsigned int sock)
 {
-	memset(s, 0, sizeof(*s));
-	s->sin_family = AF_INET;
-	s->sin_addr = a;
-	s->sin_port = htons(port_of(r, task, sock));
+	return addr_sockaddr(a, port_of(r, task, sock), s);
 }
 
 /*
@@ -106,11 +104,12 @@ static int set_buf(int fd, int force, int name, const char *what, int want)
 static int open_socket(struct run *r, struct task *t, unsigned int k,
 		       int buf)
 {
-	struct sockaddr_in sin;
-	char a[INET_ADDRSTRLEN];
+	struct sockaddr_storage sin;
+	char a[ADDR_STRLEN];
 	int sbuf, rbuf, one = 1, fd, warn = t->idx == 0 && k == 0;
+	socklen_t sl;
 
-	inet_ntop(AF_INET, &r->local, a, sizeof(a));
+	addr_str(&r->local, a, sizeof(a));
 	t->fds[k] = fd = socket(AF_RDS, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		if (errno == EAFNOSUPPORT)
@@ -132,26 +131,26 @@ static int open_socket(struct run *r, struct task *t, unsigned int k,
 			" (is its module, rds_tcp or rds_rdma, loaded?)" : "");
 		return -1;
 	}
-	sin_of(r, &sin, r->local, t->idx, k);
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+	sl = sin_of(r, &sin, &r->local, t->idx, k);
+	if (bind(fd, (struct sockaddr *)&sin, sl) < 0) {
 		int e = errno;
 
 		if (e == EADDRNOTAVAIL)
 			fprintf(stderr,
 				"rds-stress: cannot bind RDS socket to %s:%u: address not local, or no RDS transport (rds_rdma, rds_tcp) can use it\n",
-				a, ntohs(sin.sin_port));
+				a, port_of(r, t->idx, k));
 		else if (e == EADDRINUSE)
 			fprintf(stderr,
 				"rds-stress: RDS port %s:%u is in use (another rds-stress? use -p)\n",
-				a, ntohs(sin.sin_port));
+				a, port_of(r, t->idx, k));
 		else if (e == ENOPROTOOPT)
 			fprintf(stderr,
 				"rds-stress: cannot bind RDS socket to %s:%u: the pinned transport cannot use this address\n",
-				a, ntohs(sin.sin_port));
+				a, port_of(r, t->idx, k));
 		else
 			fprintf(stderr,
 				"rds-stress: cannot bind RDS socket to %s:%u: %s\n",
-				a, ntohs(sin.sin_port), strerror(e));
+				a, port_of(r, t->idx, k), strerror(e));
 		return -1;
 	}
 	sbuf = r->o.sndbuf ? (int)r->o.sndbuf : buf;
@@ -249,10 +248,10 @@ static int do_send_ctl(struct task *t, unsigned int j, const uint8_t *buf,
 		       uint32_t len, void *ctl, size_t ctllen)
 {
 	struct run *r = t->run;
-	struct sockaddr_in to;
+	struct sockaddr_storage to;
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct msghdr m = {
-		.msg_name = &to, .msg_namelen = sizeof(to),
+		.msg_name = &to,
 		.msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = ctllen ? ctl : NULL, .msg_controllen = ctllen,
 	};
@@ -260,7 +259,8 @@ static int do_send_ctl(struct task *t, unsigned int j, const uint8_t *buf,
 	ssize_t n;
 	int e;
 
-	sin_of(r, &to, r->remote, j % r->o.tasks, j / r->o.tasks);
+	m.msg_namelen = sin_of(r, &to, &r->remote, j % r->o.tasks,
+			       j / r->o.tasks);
 	t0 = now_ns();
 	n = sendmsg(t->fds[j / r->o.tasks], &m, MSG_DONTWAIT);
 	e = errno;
@@ -615,22 +615,32 @@ static int handle_short(struct task *t, unsigned int fi, unsigned int sport,
 }
 
 static int handle_msg(struct task *t, unsigned int k,
-		      const struct sockaddr_in *from, uint32_t len,
+		      const struct sockaddr_storage *from, uint32_t len,
 		      int have_cookie, uint64_t cookie)
 {
 	struct run *r = t->run;
-	char why[400], fl[96], a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
-	unsigned int sport = ntohs(from->sin_port), stask, n = r->o.tasks;
+	char why[400], fl[96], a[ADDR_STRLEN], b[ADDR_STRLEN];
+	unsigned int sport = 0, stask, n = r->o.tasks;
+	struct rs_addr src;
+	int bad_src;
 	unsigned int lo = port_of(r, 0, k), hi = port_of(r, n - 1, k);
 	struct msg_hdr h;
 	struct flow *f;
 
 	/* socket k of each remote task: lo, lo + sockets, ... hi */
-	if (from->sin_family != AF_INET ||
-	    from->sin_addr.s_addr != r->remote.s_addr ||
-	    sport < lo || sport > hi || (sport - lo) % r->o.sockets) {
-		inet_ntop(AF_INET, &r->remote, a, sizeof(a));
-		inet_ntop(AF_INET, &from->sin_addr, b, sizeof(b));
+	/* the family too: RDS never gives a v4 source as v4-mapped */
+	bad_src = addr_of_sockaddr((const struct sockaddr *)from, &src,
+				   &sport) ||
+		  from->ss_family != r->remote.family ||
+		  !addr_equal(&src, &r->remote);
+	if (bad_src || sport < lo || sport > hi ||
+	    (sport - lo) % r->o.sockets) {
+		addr_str(&r->remote, a, sizeof(a));
+		if (bad_src && from->ss_family != AF_INET &&
+		    from->ss_family != AF_INET6)
+			snprintf(b, sizeof(b), "family %u", from->ss_family);
+		else
+			addr_str(&src, b, sizeof(b));
 		run_fail(r, "task %u: message of %u bytes from an unexpected source: expected %s:%u-%u%s, arrived from %s:%u",
 			 t->idx, len, a, lo, hi,
 			 r->o.sockets > 1 ? " (every --sockets-th)" : "", b,
@@ -769,7 +779,7 @@ static int handle_msg(struct task *t, unsigned int k,
 static int recv_one(struct task *t, unsigned int k)
 {
 	struct run *r = t->run;
-	struct sockaddr_in from;
+	struct sockaddr_storage from;
 	uint64_t cbuf[64];
 	uint32_t cap = max_msg(&r->o) + 4096;
 	struct iovec iov = { .iov_base = t->rxbuf, .iov_len = cap };
@@ -819,7 +829,8 @@ static int recv_one(struct task *t, unsigned int k)
 	 * Notifications only: RDS gives them with no data and no source
 	 * (an empty message, legal too, has its source).
 	 */
-	if (n == 0 && from.sin_family != AF_INET &&
+	if (n == 0 && from.ss_family != AF_INET &&
+	    from.ss_family != AF_INET6 &&
 	    (notified || m.msg_controllen))
 		return 1;
 	if (m.msg_flags & MSG_TRUNC) {

@@ -47,7 +47,7 @@ static void sizes(void)
 static void options_text(void)
 {
 	struct options a, b;
-	struct in_addr addr, back;
+	struct rs_addr addr, back;
 	char text[1024];
 
 	memset(&a, 0, sizeof(a));
@@ -78,17 +78,35 @@ static void options_text(void)
 	a.size_mix = 1;
 	a.mix_seed = 0x7fffffffffffffffULL;
 	sizes_setup(&a);
-	inet_pton(AF_INET, "10.0.0.2", &addr);
+	CHECK(addr_parse("10.0.0.2", &addr) == 0, "IPv4 address parsed");
 	CHECK(options_to_text(&a, &addr, text, sizeof(text)) > 0,
 	      "options_to_text");
 	memset(&b, 0, sizeof(b));
 	CHECK(options_from_text(&b, &back, text) == 0, "options_from_text");
-	CHECK(back.s_addr == addr.s_addr, "address round trip");
+	CHECK(addr_equal(&back, &addr), "address round trip");
 	CHECK(!memcmp(&a, &b, sizeof(a)), "options round trip");
 	CHECK(options_from_text(&b, &back, "addr=10.0.0.1\nbogus=1\n") < 0,
 	      "unknown key refused");
 	CHECK(options_from_text(&b, &back, "req=100\n") < 0,
 	      "missing address refused");
+	/* IPv6: the scope id stays on this host, the address travels */
+	CHECK(addr_parse("fe80::5054:ff:fe12:3456%1", &addr) == 0 &&
+	      addr.family == AF_INET6 && addr.scope == 1,
+	      "link-local address with a scope id parsed");
+	CHECK(addr_parse("fe80::1%no-such-if0", &back) < 0,
+	      "unknown interface refused");
+	CHECK(options_to_text(&a, &addr, text, sizeof(text)) > 0 &&
+	      strstr(text, "addr=fe80::5054:ff:fe12:3456\n"),
+	      "scope id left out of the options");
+	CHECK(options_from_text(&b, &back, text) == 0 &&
+	      back.family == AF_INET6 && !back.scope &&
+	      !memcmp(&back.a6, &addr.a6, sizeof(back.a6)),
+	      "IPv6 address round trip");
+	CHECK(addr_parse("::ffff:10.0.0.2", &back) == 0 &&
+	      back.family == AF_INET && back.a4.s_addr == htonl(0x0a000002),
+	      "v4-mapped address taken as IPv4");
+	CHECK(addr_parse("fd00::1%1", &back) == 0 && addr_parse("10.0.0.2%1", &back) < 0,
+	      "scope only on IPv6");
 }
 
 static void messages(void)

@@ -15,6 +15,9 @@
  * (no MSG_TRUNC), its source and its bytes (regenerated from seed, index
  * and sending host; the first 16 bytes carry index, size and host).
  *
+ * RDS_ADDR and RDS_PEER may be IPv6 addresses, a link-local one with
+ * "%scope" (ib_ipv6 runs the test so).
+ *
  * Single-host mode (RDS_LOOPBACK_SELF=1, or RDS_PEER unset or equal to
  * RDS_ADDR): both hosts' roles run in this process, bound to RDS_ADDR
  * (default 127.0.0.1) ports PORT and PORT + 1, without barriers; this
@@ -52,7 +55,8 @@ struct sz_hdr {
 struct role {
 	int host, peer_host;
 	int fd;
-	struct sockaddr_in to;		/* the peer's socket */
+	struct sockaddr_storage to;	/* the peer's socket (either family) */
+	socklen_t tolen;
 	/* sender's results */
 	uint64_t sent, sent_bytes;
 	bool tx_failed;
@@ -182,11 +186,12 @@ static int send_retry(struct role *r, const void *buf, size_t len,
 		      uint32_t index)
 {
 	int64_t deadline = now_ms() + WAIT_MS;
-	char a[INET_ADDRSTRLEN];
+	char a[80];
 	ssize_t n;
 
 	for (;;) {
-		n = rds_sendto(r->fd, buf, len, 0, &r->to);
+		n = sendto(r->fd, buf, len, 0, (struct sockaddr *)&r->to,
+			   r->tolen);
 		if (n == (ssize_t)len)
 			return 0;
 		if (n >= 0) {
@@ -196,9 +201,9 @@ static int send_retry(struct role *r, const void *buf, size_t len,
 		}
 		if (errno != EAGAIN && errno != ENOBUFS &&
 		    errno != ETIMEDOUT && errno != EINTR) {
-			note("host %d: send of message %u (size %zu) to %s:%u: %s",
-			     r->host, index, len, ip(r->to.sin_addr, a),
-			     ntohs(r->to.sin_port), strerror(errno));
+			note("host %d: send of message %u (size %zu) to %s: %s",
+			     r->host, index, len,
+			     rds_sa_str(&r->to, a, sizeof(a)), strerror(errno));
 			return -1;
 		}
 		if (now_ms() >= deadline) {
@@ -251,10 +256,10 @@ static void mismatch(struct role *r, const char *fmt, ...)
 
 /* Check the i-th message received (n bytes in got). */
 static void check_one(struct role *r, unsigned int i, const unsigned char *got,
-		      ssize_t n, int flags, const struct sockaddr_in *from,
+		      ssize_t n, int flags, const struct sockaddr_storage *from,
 		      unsigned char *exp)
 {
-	char what[96], a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
+	char what[96], a[80], b[80];
 	size_t want = sizes[i];
 	size_t off;
 
@@ -263,12 +268,10 @@ static void check_one(struct role *r, unsigned int i, const unsigned char *got,
 			 i, want, n);
 		return;
 	}
-	if (from->sin_addr.s_addr != r->to.sin_addr.s_addr ||
-	    from->sin_port != r->to.sin_port) {
-		mismatch(r, "message %u (size %zu): from %s:%u, expected from %s:%u",
-			 i, want, ip(from->sin_addr, a),
-			 ntohs(from->sin_port), ip(r->to.sin_addr, b),
-			 ntohs(r->to.sin_port));
+	if (!rds_sa_equal(from, &r->to)) {
+		mismatch(r, "message %u (size %zu): from %s, expected from %s",
+			 i, want, rds_sa_str(from, a, sizeof(a)),
+			 rds_sa_str(&r->to, b, sizeof(b)));
 		return;
 	}
 	if ((size_t)n != want) {
@@ -300,7 +303,7 @@ static void *receiver(void *p)
 	}
 	while (i < nsizes) {
 		struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
-		struct sockaddr_in from;
+		struct sockaddr_storage from;
 		int64_t now = now_ms();
 		ssize_t n;
 		int flags;
@@ -324,8 +327,8 @@ static void *receiver(void *p)
 		}
 		if (n <= 0)
 			continue;
-		n = recv_msg(r->fd, got, MAX_MSG + 1, MSG_DONTWAIT, &from,
-			     &flags);
+		n = recv_msg_sa(r->fd, got, MAX_MSG + 1, MSG_DONTWAIT, &from,
+				sizeof(from), &flags);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				continue;
@@ -414,7 +417,8 @@ TEST_F_TIMEOUT(ib, sizes, 590)
 		ASSERT_EQ(0, big_buffers(r->fd))
 			TH_LOG("socket buffers of %d: %s", SOCKBUF,
 			       strerror(errno));
-		r->to = rds_sin(peer, pport);
+		r->tolen = rds_sa(peer, pport, &r->to);
+		ASSERT_NE(0U, r->tolen) TH_LOG("peer address %s", peer);
 	}
 
 	if (!single) {

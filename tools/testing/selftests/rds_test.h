@@ -9,9 +9,12 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -61,15 +64,90 @@ static inline int rds_socket(void)
 	return socket(AF_RDS, SOCK_SEQPACKET, 0);
 }
 
-/* A socket bound to addr:port (port 0: ephemeral); -1 with errno set. */
+/*
+ * addr:port in *ss, of either family: IPv4, or IPv6 with an optional
+ * "%scope" (an interface name or index) after a link-local address.
+ * Returns the address's length, 0 when addr is neither.
+ */
+static inline socklen_t rds_sa(const char *addr, uint16_t port,
+			       struct sockaddr_storage *ss)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	char a[INET6_ADDRSTRLEN + IF_NAMESIZE + 2], *pct;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!strchr(addr, ':')) {
+		*(struct sockaddr_in *)ss = rds_sin(addr, port);
+		return sizeof(struct sockaddr_in);
+	}
+	if (strlen(addr) >= sizeof(a))
+		return 0;
+	strcpy(a, addr);
+	pct = strchr(a, '%');
+	if (pct) {
+		*pct++ = '\0';
+		sin6->sin6_scope_id = if_nametoindex(pct);
+		if (!sin6->sin6_scope_id)
+			sin6->sin6_scope_id = strtoul(pct, NULL, 10);
+	}
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(port);
+	if (inet_pton(AF_INET6, a, &sin6->sin6_addr) != 1)
+		return 0;
+	return sizeof(*sin6);
+}
+
+/* addr (rds_sa()) and port of a socket address, as text. */
+static inline const char *rds_sa_str(const struct sockaddr_storage *ss,
+				     char *buf, size_t len)
+{
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
+	char a[INET6_ADDRSTRLEN];
+
+	if (ss->ss_family == AF_INET6) {
+		inet_ntop(AF_INET6, &sin6->sin6_addr, a, sizeof(a));
+		snprintf(buf, len, "[%s%%%u]:%u", a, sin6->sin6_scope_id,
+			 ntohs(sin6->sin6_port));
+	} else {
+		inet_ntop(AF_INET, &sin->sin_addr, a, sizeof(a));
+		snprintf(buf, len, "%s:%u", a, ntohs(sin->sin_port));
+	}
+	return buf;
+}
+
+/* Whether two socket addresses are the same (family, address, port, scope). */
+static inline bool rds_sa_equal(const struct sockaddr_storage *x,
+				const struct sockaddr_storage *y)
+{
+	const struct sockaddr_in6 *x6 = (const struct sockaddr_in6 *)x;
+	const struct sockaddr_in6 *y6 = (const struct sockaddr_in6 *)y;
+	const struct sockaddr_in *x4 = (const struct sockaddr_in *)x;
+	const struct sockaddr_in *y4 = (const struct sockaddr_in *)y;
+
+	if (x->ss_family != y->ss_family)
+		return false;
+	if (x->ss_family == AF_INET6)
+		return !memcmp(&x6->sin6_addr, &y6->sin6_addr, 16) &&
+		       x6->sin6_port == y6->sin6_port &&
+		       x6->sin6_scope_id == y6->sin6_scope_id;
+	return x4->sin_addr.s_addr == y4->sin_addr.s_addr &&
+	       x4->sin_port == y4->sin_port;
+}
+
+/*
+ * A socket bound to addr:port (port 0: ephemeral), addr of either family
+ * (rds_sa()); -1 with errno set.
+ */
 static inline int rds_bound(const char *addr, uint16_t port)
 {
-	struct sockaddr_in sin = rds_sin(addr, port);
+	struct sockaddr_storage ss;
+	socklen_t sl = rds_sa(addr, port, &ss);
 	int fd = rds_socket();
 
 	if (fd < 0)
 		return -1;
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin))) {
+	if (bind(fd, (struct sockaddr *)&ss, sl)) {
 		int e = errno;
 
 		close(fd);

@@ -234,23 +234,33 @@ shared_fetch(char *path, size_t len, const char *suffix, const char *what,
 }
 
 /*
- * recvmsg(flags) of one message into buf: its source in *from, its
- * msg_flags (MSG_TRUNC) in *msg_flags.  Returns its length, -1 on error.
+ * recvmsg(flags) of one message into buf: its source in *from (fromlen
+ * bytes), its msg_flags (MSG_TRUNC) in *msg_flags.  Returns its length,
+ * -1 on error.
  */
-static inline ssize_t recv_msg(int fd, void *buf, size_t len, int flags,
-			       struct sockaddr_in *from, int *msg_flags)
+static inline ssize_t recv_msg_sa(int fd, void *buf, size_t len, int flags,
+				  void *from, socklen_t fromlen,
+				  int *msg_flags)
 {
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 	struct msghdr msg = {
-		.msg_name = from, .msg_namelen = sizeof(*from),
+		.msg_name = from, .msg_namelen = fromlen,
 		.msg_iov = &iov, .msg_iovlen = 1,
 	};
 	ssize_t n;
 
-	memset(from, 0, sizeof(*from));
+	memset(from, 0, fromlen);
 	n = recvmsg(fd, &msg, flags);
 	*msg_flags = msg.msg_flags;
 	return n;
+}
+
+/* recv_msg_sa() from an IPv4 peer. */
+static inline ssize_t recv_msg(int fd, void *buf, size_t len, int flags,
+			       struct sockaddr_in *from, int *msg_flags)
+{
+	return recv_msg_sa(fd, buf, len, flags, from, sizeof(*from),
+			   msg_flags);
 }
 
 /*

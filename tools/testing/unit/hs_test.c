@@ -62,7 +62,9 @@ static enum rds_ib_hs_reason ref_decode(const unsigned char *b, size_t len)
 		return RDS_IB_HS_R_GEN;
 	if (b[36] < 12 || b[36] > 16)
 		return RDS_IB_HS_R_FRAG;
-	if (get_be(b + 32, 4) > 65535)
+	/* a top byte of 0xff is the IPv6 mark, not credits */
+	if (get_be(b + (b[32] == 0xff ? 33 : 32), b[32] == 0xff ? 3 : 4) >
+	    65535)
 		return RDS_IB_HS_R_CREDITS;
 	return RDS_IB_HS_OK;
 }
@@ -75,7 +77,9 @@ static void ref_fields_match(const unsigned char *b, const struct rds_ib_hs *hs)
 	EXPECT(hs->hello.peer_gen == get_be(b + 12, 4), "peer_gen");
 	EXPECT(hs->hello.rx_next == get_be(b + 16, 8), "rx_next");
 	EXPECT(hs->hello.tx_first == get_be(b + 24, 8), "tx_first");
-	EXPECT(hs->credits == get_be(b + 32, 4), "credits");
+	EXPECT(hs->v6 == (b[32] == 0xff), "IPv6 mark");
+	EXPECT(hs->credits == (hs->v6 ? get_be(b + 33, 3) : get_be(b + 32, 4)),
+	       "credits");
 	EXPECT(hs->frag_shift == b[36], "frag_shift");
 	EXPECT(hs->tos == b[38] && hs->reason == b[39], "tos, reason");
 }
@@ -105,6 +109,7 @@ static void valid(struct rds_ib_hs *hs)
 	hs->hello.rx_next = rnd();
 	hs->hello.tx_first = rnd();
 	hs->credits = rnd() % 65536;
+	hs->v6 = rnd() & 1;
 	hs->frag_shift = 12 + rnd() % 5;
 	hs->tos = rnd();
 	hs->reason = rnd() % RDS_IB_HS_R_MAX;
@@ -134,7 +139,8 @@ int main(int argc, char **argv)
 		ref_fields_match(buf, &out);
 		EXPECT(!memcmp(&out.hello, &hs.hello, sizeof(hs.hello)) &&
 		       out.credits == hs.credits && out.tos == hs.tos &&
-		       out.frag_shift == hs.frag_shift, "round trip");
+		       out.frag_shift == hs.frag_shift && out.v6 == hs.v6,
+		       "round trip");
 	}
 	report("100000 random handshakes round-trip", f);
 

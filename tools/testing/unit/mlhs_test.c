@@ -324,7 +324,7 @@ int main(int argc, char **argv)
 	int f;
 
 	rng = seed | 1;
-	printf("TAP version 13\n1..9\n# seed 0x%llx (rerun: %s 0x%llx)\n",
+	printf("TAP version 13\n1..10\n# seed 0x%llx (rerun: %s 0x%llx)\n",
 	       (unsigned long long)seed, argv[0], (unsigned long long)seed);
 	mapped(L4, A1);
 	mapped(P4, A2);
@@ -521,6 +521,51 @@ int main(int argc, char **argv)
 	both(buf, 64, false, NULL, NULL, &c);
 	EXPECT(c.kind == RDS_IB_PD_UNKNOWN, "mainline's REJ is no offer");
 	report("mainline's refusal is neither our handshake nor an offer", f);
+
+	f = failures;
+	/* Our handshake over IPv6, as rdma_cm hands it over (56 bytes, zeros
+	 * after ours): mainline reads its major at byte 32, the top byte of
+	 * our credits.  Without the IPv6 mark that is 0, "4.0", and mainline
+	 * would take it; with the mark it refuses it.  Either way we call it
+	 * ours, with any addresses (mainline's would start "RDSi").
+	 */
+	for (i = 0; i < 100000; i++) {
+		struct rds_ib_hs hs = {
+			.major = RDS_IB_HS_MAJOR, .minor = RDS_IB_HS_MINOR,
+			.frag_shift = 12 + rnd() % 5,
+			.credits = rnd() % 65536,
+			.hello.gen = (u32)rnd() | 1,
+			.hello.peer_gen = (u32)rnd(),
+			.hello.rx_next = rnd(), .hello.tx_first = rnd(),
+		};
+		struct rds_ib_hs back;
+
+		memset(buf, 0, sizeof(buf));
+		rds_ib_hs_encode(&hs, buf);
+		EXPECT(mainline_takes(buf, 56, true),
+		       "unmarked: the hazard is there (credits %u)",
+		       hs.credits);
+		hs.v6 = true;
+		memset(buf, 0, sizeof(buf));
+		rds_ib_hs_encode(&hs, buf);
+		EXPECT(!mainline_takes(buf, 56, true),
+		       "marked: mainline refuses (credits %u)", hs.credits);
+		EXPECT(rds_ib_hs_decode(buf, 56, &back) == RDS_IB_HS_OK &&
+		       back.v6 && back.credits == hs.credits,
+		       "marked: we decode it, credits %u", hs.credits);
+		both(buf, 56, true, L6, P6, &c);
+		EXPECT(c.kind == RDS_IB_PD_OURS, "marked v6 handshake is ours");
+		memcpy(P6, buf, 16);	/* a peer whose address is our bytes */
+		memcpy(L6, buf + 16, 16);
+		both(buf, 56, true, L6, P6, &c);
+		EXPECT(c.kind == RDS_IB_PD_OURS,
+		       "ours even between the addresses it spells");
+	}
+	for (i = 0; i < 16; i++) {
+		L6[i] = 0xfe - i;
+		P6[i] = 0x20 + i;
+	}
+	report("our IPv6 handshake: mainline refuses it, we call it ours", f);
 
 	f = failures;
 	for (i = 0; i < RDS_IB_MLHS_R_MAX + 10; i++)

@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# IPv6 over IB between the two hosts (rxe), over our module (loaded by
+# the plan's `load`).  Each host adds fd00::H/64 to the rxe netdev and
+# fd01::H/64 to a dummy netdev (an address no RDMA device serves), waits
+# until rxe lists its global and link-local addresses as GIDs, and hands
+# its link-local address to the peer.  Then:
+#   ib_ipv6_test   bind() of every IPv6 address class (mainline's errno),
+#                  data both ways between global and between link-local
+#                  addresses (content, source, scope id), the IPv6 and
+#                  IPv4 forms of RDS_INFO_(IB_)CONNECTIONS and
+#                  /proc/net/rds/connections (ib_ipv6_test.c)
+#   ib_sizes_test  the two-host sizes test over the global and over the
+#                  link-local addresses (RDS_SIZES_MAXK=16)
+#   global         a verified rds-stress run between fd00::1 and fd00::2
+#   linklocal      the same between the link-local addresses (%eth0)
+# Each rds-stress run must exit 0 on both sides (every byte verified),
+# move messages, and deliver there what was sent here.
+. "$(dirname "$0")/lib.sh"
+
+stress=$RDS_BUILD/rds-stress/rds-stress
+log=$RDS_OUT/$RDS_TEST.d
+secs=${IPV6_SECS:-6}
+peer_host=$((3 - RDS_HOST))
+me=fd00::$RDS_HOST
+peer=fd00::$peer_host
+other=fd01::$RDS_HOST
+mkdir -p "$log"
+[ -x "$stress" ] || { ksft_fail "rds-stress built" "make rds-stress"; ksft_exit; }
+rds_loaded || { ksft_fail "our rds loaded"; ksft_exit; }
+
+# ll_addr: the netdev's link-local address once its DAD is over.
+ll_addr() {
+	ip -6 -o addr show dev "$RDS_IFACE" scope link |
+		awk '!/tentative/ { sub("/.*", "", $4); print $4; exit }'
+}
+ll_ready() {
+	[ -n "$(ll_addr)" ]
+}
+# gid_listed ADDR: rxe lists ADDR (any form) among its port's GIDs.
+gid_listed() {
+	grep -qix "$(python3 -c 'import ipaddress, sys
+print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$1")" \
+		/sys/class/infiniband/"$RDS_RXE"/ports/1/gids/* 2>/dev/null
+}
+
+ip link add rdsv6dummy type dummy && ip link set rdsv6dummy up &&
+	ip -6 addr add "$other/64" dev rdsv6dummy nodad
+# has_addr DEV ADDR: ADDR is an IPv6 address of DEV.
+has_addr() {
+	ip -6 -o addr show dev "$1" | grep -q " $2/"
+}
+check "$other on a dummy netdev" has_addr rdsv6dummy "$other"
+check "$me on $RDS_IFACE" ip -6 addr add "$me/64" dev "$RDS_IFACE" nodad
+check "$RDS_IFACE has a link-local address" wait_for 30 ll_ready
+ll=$(ll_addr)
+ifindex=$(cat "/sys/class/net/$RDS_IFACE/ifindex")
+echo "# $RDS_IFACE (index $ifindex): $me, $ll"
+check "rxe lists $me as a GID" wait_for 30 gid_listed "$me"
+check "rxe lists $ll as a GID" wait_for 30 gid_listed "$ll"
+echo "$ll" > "$RDS_SHARED/$RDS_TEST.ll.$RDS_HOST"
+barrier addrs 60 || { ksft_fail "barrier addrs"; ksft_exit; }
+peer_ll=$(cat "$RDS_SHARED/$RDS_TEST.ll.$peer_host")
+echo "# peer: $peer, $peer_ll"
+
+# The C test's own TAP goes in as comments; its exit status is the result.
+RDS6_ADDR=$me RDS6_PEER=$peer RDS6_LL=$ll RDS6_PEER_LL=$peer_ll \
+	RDS6_IFINDEX=$ifindex RDS6_OTHER=$other RDS_TEST=$RDS_TEST.c \
+	timeout "$(scaled 400)" "$RDS_BUILD/selftests/ib_ipv6_test" \
+	> "$log/ib_ipv6_test.out" 2>&1
+rc=$?
+sed 's/^/# /' "$log/ib_ipv6_test.out"
+check "ib_ipv6_test: bind classes, global and link-local data, info" \
+	test "$rc" = 0
+
+# A socket-layer test that takes an address, over both kinds: ib_sizes_test
+# (fragment boundaries to 64 KiB and 24 random sizes to 1 MiB, both ways
+# at once, content and source checked) with IPv6 RDS_ADDR and RDS_PEER.
+for kind in global linklocal; do
+	if [ $kind = global ]; then
+		a=$me p=$peer
+	else
+		a=$ll%$RDS_IFACE p=$peer_ll%$RDS_IFACE
+	fi
+	RDS_ADDR=$a RDS_PEER=$p RDS_SIZES_MAXK=16 RDS_TEST=$RDS_TEST.sizes.$kind \
+		timeout "$(scaled 400)" "$RDS_BUILD/selftests/ib_sizes_test" \
+		> "$log/sizes.$kind.out" 2>&1
+	rc=$?
+	sed 's/^/# /' "$log/sizes.$kind.out"
+	check "ib_sizes_test over $a <-> $p" test "$rc" = 0
+done
+
+# jnum FILE KEY: a number of an rds-stress JSON summary (empty if absent).
+jnum() {
+	grep -o "\"$2\": [0-9]*" "$1" 2>/dev/null | head -1 | sed 's/.*: //'
+}
+
+# run6 NAME PORT LOCAL PEER: one verified rds-stress pair, the checks.
+run6() {
+	local name=$1 port=$2 out=$log/$1.out js=$log/$1.json pjs
+	RDS_ADDR=$3 RDS_PEER=$4 stress_pair "$name" "$port" \
+		"$(scaled 240)" "$out" "$js" -- -t 2 -d 4 -T "$secs" \
+		--sizes 1,4096,4097,64K --drain-timeout "$(scaled 30)"
+	grep -E 'rds-stress:|average' "$out" | sed "s/^/#   /"
+	check "$name: rds-stress $3 <-> $4 exits 0 (every byte verified)" \
+		test "$stress_rc" = 0
+	check "$name: messages flowed" \
+		test "$(jnum "$js" rx_req)" -gt 0 -a "$(jnum "$js" rx_ack)" -gt 0
+	cp "$js" "$RDS_SHARED/$RDS_TEST.$name.json.$RDS_HOST" 2>/dev/null
+	barrier "$name-json" 60
+	pjs=$RDS_SHARED/$RDS_TEST.$name.json.$peer_host
+	check "$name: what was sent here arrived there" \
+		test "$(jnum "$js" tx_req)" = "$(jnum "$pjs" rx_req)" -a \
+		"$(jnum "$js" tx_ack)" = "$(jnum "$pjs" rx_ack)"
+	barrier "$name-done" 120
+}
+
+run6 global 6100 "$me" "$peer"
+run6 linklocal 6110 "$ll%$RDS_IFACE" "$peer_ll%$RDS_IFACE"
+cat /proc/net/rds/connections | sed 's/^/# /'
+
+ip link del rdsv6dummy
+ib_test_end
