@@ -339,7 +339,7 @@ static int msg_send(struct peer *p, u16 port, const void *data, u32 len)
 
 bool recv_after(struct peer *p, u16 port)
 {
-	u64 end = peer_deadline(60000);
+	u64 end = peer_deadline(neg_tmo(60000));
 	struct peer_msg m;
 	bool ok = false;
 
@@ -372,12 +372,12 @@ int cong_both_ways(struct peer *p)
 	}
 	check(ok, "8 messages of %zu bytes sent to host 1 port %d, which does not read",
 	      sizeof(buf), dport);
-	check(!cong_wait(p, dport + wire_neg(), true, 60000),
+	check(!cong_wait(p, dport + wire_neg(), true, neg_tmo(60000)),
 	      "the module sent its congestion map: port %d congested", dport);
 	if (!sync_with(p, "cong.congested"))
 		goto lost;
 	/* host 1 reads them: the port is free again */
-	check(!cong_wait(p, dport, wire_neg(), 60000),
+	check(!cong_wait(p, dport, wire_neg(), neg_tmo(60000)),
 	      "the module sent its congestion map: port %d free again", dport);
 	/* Our port dport + 1 congested: host 1's sender must wait. */
 	check(!cong_send(p, dport + 1, true),

@@ -75,6 +75,11 @@ int t_mlhostile(void);
  * cong expects what the module must not do: the negative run), else 0.
  */
 int wire_neg(void);
+/* A wait that must time out in the negative run: shorter there. */
+static inline int neg_tmo(int ms)
+{
+	return wire_neg() ? ms / 10 : ms;
+}
 /* t_cong's body on a connected p, in either protocol. */
 int cong_both_ways(struct peer *p);
 /* The mainline mode's count of the module's departures is 0. */

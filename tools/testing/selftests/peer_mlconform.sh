@@ -40,6 +40,12 @@
 . "$(dirname "$0")/peer_lib.sh"
 
 neg=${WIRE_PEER_NEG:-0}
+hw=30
+if [ "$neg" = 1 ]; then
+	# its own barriers, apart from a run without NEG in the same boot
+	export RDS_TEST=$RDS_TEST-neg
+	hw=3
+fi
 # held_is TOS N: host 1 holds N messages of TOS (for wait_for).
 held_is() { test "$($hostpy held "$1")" = "$2"; }
 peer_begin
@@ -68,7 +74,7 @@ else
 	barrier rx.fin 600
 	cat /tmp/host.mrx
 	check "rx: the peer's ACKs left nothing held on host 1 (TOS 121)" \
-		wait_for 30 held_is 121 "$neg"
+		wait_for $hw held_is 121 "$neg"
 	$hostpy conns
 	touch /tmp/host.mrx.release
 	barrier rx.done 600
@@ -119,6 +125,7 @@ if [ "$RDS_HOST" = 2 ]; then
 	check "accept: peer listening" peer_up /tmp/peer.mac
 	barrier ac.up 180
 	wait_for 600 grep -q '^result:' /tmp/peer.mac
+	grep '^attempts ' /tmp/peer.mac > "$RDS_SHARED/peer_mlaccept.attempts"
 	barrier ac.fin 600
 	barrier ac.done 600
 	peer_result /tmp/peer.mac $pid accept
@@ -131,7 +138,12 @@ else
 	barrier ac.fin 600
 	cat /tmp/host.mac
 	check "accept: everything acknowledged in the end (nothing held, TOS 123)" \
-		wait_for 30 held_is 123 "$neg"
+		wait_for $hw held_is 123 "$neg"
+	# An attempt of ours that guessed our own protocol may take the
+	# peer's map before its accept: a bad frame, the attempt ended (the
+	# peer counts the attempts it accepted).
+	read -r _ a1 a2 < "$RDS_SHARED/peer_mlaccept.attempts"
+	extra=$(( ${a1:-1} - 1 + ${a2:-1} - 1 ))
 	$hostpy conns
 	touch /tmp/host.mac.release
 	barrier ac.done 600
@@ -139,7 +151,8 @@ else
 	echo "# accept: host 1 connects +$(delta connects), resets +$(delta resets), maps +$(delta cong_sent)"
 	check "accept: host 1 connected twice at least (connects +$(delta connects))" \
 		test "$(delta connects)" -ge $((2 + 100 * neg))
-	check "accept: no bad frame on host 1" test "$(delta bad_frames)" = "$neg"
+	check "accept: no bad frame on host 1 but one per attempt ended by the peer's map (bad_frames +$(delta bad_frames) <= $extra)" \
+		test "$(delta bad_frames)" -le $((extra - neg))
 fi
 
 # --- cong ----------------------------------------------------------------
