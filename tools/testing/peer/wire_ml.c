@@ -410,6 +410,8 @@ int t_mlaccept(void)
 	      PEER_RDS_PORT);
 	printf("up\n");
 	fflush(stdout);
+	/* Every message, none acknowledged (the ACKs lost, say). */
+	p.no_ack = true;
 	if (ml_accept(&p, &att)) {
 		check(false, "the module connected");
 		return 1;
@@ -418,8 +420,6 @@ int t_mlaccept(void)
 	      att, p.ml_offer ? "is" : "is not");
 	att1 = att;
 	ml_check_pd(&p, "its request", RDS_IB_MLHS_3_1, 0);
-	/* Every message, none acknowledged (the ACKs lost, say). */
-	p.no_ack = true;
 	for (i = 0; i < count; i++) {
 		if (ml_recv(&p, &m, 180000, NULL))
 			break;
