@@ -444,7 +444,8 @@ int t_mlaccept(void)
 	check(!peer_send_ctrl(&p, 0) && !peer_send_drain(&p, 10000),
 	      "ACK-only frame for the first %d (seq %llu) sent", keep,
 	      (unsigned long long)seqs[keep - 1]);
-	peer_poll(&p, 500, false);
+	/* the module takes it before we go */
+	peer_poll(&p, 1000, false);
 	check(p.st.cong_maps == 1u + wire_neg(),
 	      "one map of the module on the first connection (%llu)",
 	      (unsigned long long)p.st.cong_maps);
