@@ -29,6 +29,7 @@
 #include "../../../net/ib/hs.h"
 #include "../../../net/ib/frame.h"
 #include "../../../net/ib/credit.h"
+#include "../../../net/ib/mlhs.h"
 
 #define PEER_FRAG		4096	/* frag_shift 12 */
 #define PEER_BUF		(RDS_IB_HDR_LEN + PEER_FRAG)
@@ -52,6 +53,10 @@ struct peer_msg {
 	u16		sport, dport;
 	u8		flags;
 	u8		*data;		/* malloc'ed, len bytes; peer_msg_free */
+	u32		frags;		/* frames it came in (mainline mode) */
+	bool		dup;		/* rds_rdma would drop it: flagged
+					 * RETRANSMITTED, below its window
+					 */
 };
 
 struct peer_stats {
@@ -70,6 +75,15 @@ struct peer_stats {
 	u64	grants;		/* credits the module granted us */
 	u64	inflight_peak;	/* most data frames of the module unrefunded */
 	u64	tx_frames, tx_ctrl, tx_msgs;
+	/* mainline mode (mlpeer.c) */
+	u64	ml_acks;	/* ACK-only frames of the module */
+	u64	ml_bad_ack;	/* ... not as the kernel's RDS makes one */
+	u64	ml_bad_flags;	/* frames with a flag the kernel's RDS never sets */
+	u64	ml_credit;	/* frames with h_credit (it grants none) */
+	u64	ml_bad_frag;	/* fragments of a wrong length */
+	u64	ml_bad_map;	/* maps not 8192 bytes, seq 0, ports 0 */
+	u64	ml_map_flags;	/* maps with another flag (taken for messages) */
+	u64	ml_dups;	/* RETRANSMITTED below the window (m.dup) */
 };
 
 struct peer {
@@ -120,6 +134,22 @@ struct peer {
 	/* our one-sided op in flight (peer_rdma) */
 	bool			rdma_busy;
 	int			rdma_status;	/* its completion's status */
+
+	/* Mainline mode (peer_ml_init, mlpeer.c): the kernel's RDS protocol
+	 * (rds_rdma) instead of ours.  Its sequence numbers and receive
+	 * window outlive a connection, its ACK state does not.
+	 */
+	bool			ml;
+	u16			ml_ver;	   /* version we request, or answer */
+	u16			ml_proto;  /* the connection's version */
+	struct rds_ib_mlhs	ml_theirs; /* its private data, decoded */
+	bool			ml_offer;  /* the request was an offer of ours */
+	int			ml_rej;	   /* the int of a refusal, or -1 */
+	u64			ml_next_rx; /* next sequence expected */
+	bool			ml_ack_asked; /* an ACK-only frame is due */
+	bool			ml_no_rule;   /* no ACK_REQUIRED but ours */
+	u32			ml_unacked_pkts;
+	u32			ml_unacked_bytes;
 
 	struct peer_stats	st;
 };
@@ -194,6 +224,34 @@ void peer_msg_free(struct peer_msg *m);
 int peer_wait_gone(struct peer *p, int tmo_ms);
 /* Grant back what was withheld (and stop withholding). */
 int peer_release_credits(struct peer *p);
+
+/* Mainline mode: p (after peer_init) speaks the kernel's RDS protocol,
+ * requesting (and answering with) version ver (RDS_IB_MLHS_3_1 or _4_1):
+ * its private data (mlhs.c), a header and at most 4 KiB per frame, ACK
+ * frames only when asked (ACK_REQUIRED) or on data, its ACK_REQUIRED
+ * rule, congestion maps of sequence 0 never acknowledged, no credits.
+ * peer_accept(), peer_poll(), peer_recv_msg() and peer_send_ctrl() (an
+ * ACK-only frame) then work in it; a congestion map arrives as a message
+ * flagged exactly RDS_FLAG_CONG_BITMAP.
+ */
+void peer_ml_init(struct peer *p, u16 ver);
+/* Connect src -> dst on TOS tos: 0, or -1 (p->ml_rej: a refusal's int). */
+int peer_ml_connect(struct peer *p, const char *src, const char *dst, u8 tos,
+		    int retries);
+/* A message with the next sequence number, or with seq (a resend):
+ * flags plus what mainline's rule adds (ACK_REQUIRED every 8 messages or
+ * 16 MiB, unless p->ml_no_rule); a congestion map (flags exactly
+ * RDS_FLAG_CONG_BITMAP) goes with sequence 0 and ports 0, outside it.
+ * 0, or -1.
+ */
+int peer_ml_send_msg(struct peer *p, u16 sport, u16 dport, u8 flags,
+		     const void *data, u32 len);
+int peer_ml_send_msg_at(struct peer *p, u64 seq, u16 sport, u16 dport,
+			u8 flags, const void *data, u32 len);
+/* A congestion map of len bytes (8192 unless hostile). */
+int peer_ml_send_map(struct peer *p, const void *map, u32 len);
+/* An ACK-only frame: ports 0, no data, sequence 0, flags 0. */
+int peer_ml_send_ack(struct peer *p);
 
 /* One-sided ops of the peer (tests of the module's memory regions).
  * peer_reg_mr: a region of ours in the connection's protection domain

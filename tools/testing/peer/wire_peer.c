@@ -50,10 +50,15 @@
  *            would be a ping to port 0 in turn, and two hosts would
  *            answer each other for ever; a ping from another port right
  *            after it is, and its pong comes after any answer to the first
+ *   mlrx, mltx, mlaccept, mlcong, mlhostile
+ *            the same concerns toward the module's side of the kernel's
+ *            RDS protocol, the peer speaking it as rds_rdma does (version
+ *            -V 3.1 or 4.1): see wire_ml.c and wire_mlhostile.c
  *
  * The tests are in wire_conform.c (rx, tx, retrans, cong, ping0),
- * wire_hostile.c (hostile, active, ackahead), wire_fuzz.c and
- * wire_rdma.c; what they share is declared in wire_peer.h.
+ * wire_hostile.c (hostile, active, ackahead), wire_fuzz.c, wire_rdma.c,
+ * wire_ml.c and wire_mlhostile.c; what they share is declared in
+ * wire_peer.h.
  *
  * Output: "# ..." lines, "ok N NAME" / "not ok N NAME" per check and a
  * last line "result: pass|fail key=value ..."; exit 0 only on pass.
@@ -72,6 +77,7 @@
 const char *src, *dst;
 int tos = 2, wtos = 5, count = 100, keep = 8, secs = 30, dport = 7002;
 u32 credits = 16;
+u16 mlver = RDS_IB_MLHS_3_1;
 bool withhold;
 unsigned long long seed;
 u32 sizes[128];
@@ -230,18 +236,20 @@ bool sync_with(struct peer *p, const char *name)
 	return WIFEXITED(st) && !WEXITSTATUS(st);
 }
 
-/* A ping on the witness connection: the module answers from port 0. */
-bool witness_ping(void)
+/* A ping on p (in its protocol): the module answers from port 0. */
+bool ping_on(struct peer *p)
 {
 	static u16 sport = 40000;
 	struct peer_msg m;
 	u64 end = peer_deadline(20000);
 
 	sport++;
-	if (peer_send_msg(&witness, sport, 0, 0, "ping", 4, 10000))
+	if (p->ml ? peer_ml_send_msg(p, sport, 0, 0, "ping", 4) ||
+		    peer_send_drain(p, 10000) :
+		    peer_send_msg(p, sport, 0, 0, "ping", 4, 10000))
 		return false;
 	while (peer_now_ms() < end) {
-		if (peer_recv_msg(&witness, &m, 1000))
+		if (peer_recv_msg(p, &m, 1000))
 			continue;
 		if (!m.sport && m.dport == sport) {
 			peer_msg_free(&m);
@@ -250,6 +258,11 @@ bool witness_ping(void)
 		peer_msg_free(&m);
 	}
 	return false;
+}
+
+bool witness_ping(void)
+{
+	return ping_on(&witness);
 }
 
 static int parse_sizes(const char *s)
@@ -273,7 +286,7 @@ int main(int argc, char **argv)
 
 	parse_sizes("1");
 	seed = (unsigned long long)time(NULL);
-	while ((c = getopt(argc, argv, "s:d:t:q:w:c:n:k:z:S:T:P:W")) != -1) {
+	while ((c = getopt(argc, argv, "s:d:t:q:w:c:n:k:z:S:T:P:V:W")) != -1) {
 		switch (c) {
 		case 's': src = optarg; break;
 		case 'd': dst = optarg; break;
@@ -288,6 +301,14 @@ int main(int argc, char **argv)
 		case 'T': secs = atoi(optarg); break;
 		case 'P': dport = atoi(optarg); break;
 		case 'W': withhold = true; break;
+		case 'V':
+			if (!strcmp(optarg, "3.1"))
+				mlver = RDS_IB_MLHS_3_1;
+			else if (!strcmp(optarg, "4.1"))
+				mlver = RDS_IB_MLHS_4_1;
+			else
+				goto usage;
+			break;
 		default: goto usage;
 		}
 	}
@@ -315,6 +336,16 @@ int main(int argc, char **argv)
 		r = t_rdma();
 	else if (!strcmp(test, "ping0"))
 		r = t_ping0();
+	else if (!strcmp(test, "mlrx"))
+		r = t_mlrx();
+	else if (!strcmp(test, "mltx"))
+		r = t_mltx();
+	else if (!strcmp(test, "mlaccept"))
+		r = t_mlaccept();
+	else if (!strcmp(test, "mlcong"))
+		r = t_mlcong();
+	else if (!strcmp(test, "mlhostile"))
+		r = t_mlhostile();
 	else
 		goto usage;
 	if (r == 2)
@@ -323,8 +354,9 @@ int main(int argc, char **argv)
 	       !r && !nfail ? "pass" : "fail", nchecks, nfail);
 	return !r && !nfail ? 0 : 1;
 usage:
-	fprintf(stderr, "usage: %s -s SRC -d DST -t rx|tx|retrans|active|ackahead|cong|hostile|fuzz|rdma|ping0 "
+	fprintf(stderr, "usage: %s -s SRC -d DST -t rx|tx|retrans|active|ackahead|cong|hostile|fuzz|rdma|ping0|"
+		"mlrx|mltx|mlaccept|mlcong|mlhostile "
 		"[-q TOS] [-w WTOS] [-c CREDITS] [-n N] [-k K] [-z SIZES] "
-		"[-S SEED] [-T SECS] [-P PORT] [-W]\n", argv[0]);
+		"[-S SEED] [-T SECS] [-P PORT] [-V 3.1|4.1] [-W]\n", argv[0]);
 	return 2;
 }

@@ -14,8 +14,14 @@
 #       the schedule of wire_peer -t tx: bind PORT, print "# bound", read
 #       every message in order and check it byte for byte, then the end
 #       marker; nothing else may come in between
+#   peer_host.py recvml ME PORT SIZES COUNT K
+#       the same for wire_peer -t mltx (the module's side of the kernel's
+#       RDS protocol): each message once, the K it sends again after a
+#       reconnect (flagged RETRANSMITTED) not twice
 #   peer_host.py cong ME PEER TOS PORT
-#       host 1's side of wire_peer -t cong
+#       host 1's side of wire_peer -t cong (and -t mlcong)
+#   peer_host.py held TOS
+#       messages queued or unacknowledged on host 1's connections of TOS
 #   peer_host.py conns
 #       the RDS connections, messages queued and held per TOS (diagnosis)
 #   peer_host.py counter NAME...
@@ -153,6 +159,71 @@ def tx_schedule(sizes, count):
     return out
 
 
+def ml_schedule(sizes, count, k):
+    """The messages wire_peer -t mltx sends: (idx, len), then the marker."""
+    out = [(i, n) for i, n in enumerate(sizes)]
+    idx = len(sizes)
+    out.append((idx, 64))       # the one flagged ACK_REQUIRED
+    idx += 1
+    for i in range(count):
+        out.append((idx, 64))
+        idx += 1
+    for i in range(k):          # sent twice, taken once
+        out.append((idx, 100))
+        idx += 1
+    out.append((idx, 8))
+    return out
+
+
+def recv_schedule(me, port, sched, tail=True):
+    """Bind PORT, then read every message of sched in order, each checked
+    byte for byte; 0 if all came intact, with nothing in between (and,
+    with tail, nothing after the last within 3 s)."""
+    s = sock(me, port)
+    s.settimeout(120)
+    say("# bound")
+    bad = 0
+    for k, (idx, n) in enumerate(sched):
+        try:
+            data, addr = s.recvfrom(1 << 21)
+        except socket.timeout:
+            c = counters()
+            say("# timed out waiting for message %d of %d (idx %d, %d bytes); "
+                "recv_queued %d drop_no_sock %d drop_old_seq %d" %
+                (k, len(sched), idx, n, c.get("recv_queued", -1),
+                 c.get("recv_drop_no_sock", -1),
+                 c.get("recv_drop_old_seq", -1)))
+            conns()
+            return 1
+        if data != pattern(idx, n):
+            bad += 1
+            if bad <= 5:
+                say("# message %d: %d bytes, want %d (idx %d)" %
+                    (k, len(data), n, idx))
+    # Nothing more: a duplicate would come right behind the last.
+    s.settimeout(3)
+    try:
+        if tail:
+            data, addr = s.recvfrom(1 << 21)
+            say("# one message too many: %d bytes" % len(data))
+            bad += 1
+    except socket.timeout:
+        pass
+    say("received %d bad %d" % (len(sched), bad))
+    return 1 if bad else 0
+
+
+def held(tos):
+    """Messages of TOS queued or unacknowledged on host 1."""
+    n = 0
+    for opt in (10003, 10004):
+        raw = info(opt)
+        for off in range(0, len(raw) - 25, 26):
+            if struct.unpack_from("<QI4s4sHHBB", raw, off)[7] == tos:
+                n += 1
+    return n
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "conns":
@@ -183,33 +254,19 @@ def main():
             hold(sys.argv[8])
         s.close()
         return 0
+    if cmd == "held":
+        say(str(held(int(sys.argv[2]))))
+        return 0
+    if cmd == "recvml":
+        me, port = sys.argv[2], int(sys.argv[3])
+        sizes = [int(x) for x in sys.argv[4].split(",")]
+        return recv_schedule(me, port, ml_schedule(sizes, int(sys.argv[5]),
+                                                   int(sys.argv[6])))
     if cmd == "recvtx":
         me, port = sys.argv[2], int(sys.argv[3])
         sizes = [int(x) for x in sys.argv[4].split(",")]
-        sched = tx_schedule(sizes, int(sys.argv[5]))
-        s = sock(me, port)
-        s.settimeout(120)
-        say("# bound")
-        bad = 0
-        for k, (idx, n) in enumerate(sched):
-            try:
-                data, addr = s.recvfrom(1 << 21)
-            except socket.timeout:
-                c = counters()
-                say("# timed out waiting for message %d of %d (idx %d, %d bytes); "
-                    "recv_queued %d drop_no_sock %d drop_old_seq %d" %
-                    (k, len(sched), idx, n, c.get("recv_queued", -1),
-                     c.get("recv_drop_no_sock", -1),
-                     c.get("recv_drop_old_seq", -1)))
-                conns()
-                return 1
-            if data != pattern(idx, n):
-                bad += 1
-                if bad <= 5:
-                    say("# message %d: %d bytes, want %d (idx %d)" %
-                        (k, len(data), n, idx))
-        say("received %d bad %d" % (len(sched), bad))
-        return 1 if bad else 0
+        return recv_schedule(me, port, tx_schedule(sizes, int(sys.argv[5])),
+                             False)
     if cmd == "cong":
         # wire_peer -t cong, host 1's side: PORT with a small receive
         # buffer, not read until the peer saw it congested; then PORT + 1

@@ -1,0 +1,210 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Conformance of the module's side of the kernel's RDS protocol
+# (Documentation/interop.md) against the user-space peer in mainline mode
+# (wire_peer -t ml*, tools/testing/peer/mlpeer.c), which speaks it as
+# rds_rdma does; host 1's module against the peer on host 2 (peer_lib.sh):
+#  rx       the peer requests 3.1: the module's accept is the kernel's
+#           layout (3.1, addresses, credit 0, ack_seq 0), its congestion
+#           map comes at once (8192 bytes in two fragments, sequence 0,
+#           flags exactly CONG_BITMAP); host 1 sends every boundary size:
+#           byte for byte, in 4 KiB fragments, checksummed, no flag or
+#           credit of ours, ACK_REQUIRED on the last one and at least every
+#           8th; the peer's ACK-only frames leave nothing held on host 1;
+#  tx       the peer requests 4.1 and sends the boundary sizes, a message
+#           flagged ACK_REQUIRED (the module's ACK-only frame comes), 100
+#           by rds_rdma's ACK rule; then 6 whose ACK it loses with the
+#           connection, and, connected again in 3.1, sends them again
+#           flagged RETRANSMITTED: host 1 receives each message once,
+#           intact, in order (recv_drop_old_seq +6); one map of the module
+#           per connection, none resent;
+#  accept   the module connects to the peer (host 1 sends 12): its request
+#           is the kernel's layout (3.1, credit 0, ack_seq 0), the peer
+#           accepts in 3.1 and sends its map at once, takes the 12 without
+#           acknowledging, acknowledges 5 and drops the connection; the
+#           module connects again (ack_seq 0), the peer accepts in 4.1:
+#           exactly the other 7 come again, flagged RETRANSMITTED and
+#           ACK_REQUIRED; one map per connection, the first not again;
+#  cong     maps both ways (peer_host.py cong): host 1's congested port in
+#           its map, then free; the peer's map (never acknowledged)
+#           congests its port: host 1's send gets ENOBUFS, then goes;
+#  hostile  bad input on fresh connections, a witness connection answering
+#           pings throughout: wrong checksum, fragments of 4097 and 8192
+#           bytes, a SEND past the module's receive buffer, flags of ours
+#           (control, heartbeat, packed) are counted (bad_frames) and
+#           reset the connection; a map of 4096 bytes is counted and
+#           ignored; nothing leaks (receive pages back).
+# WIRE_PEER_NEG=1 (a plan variable): every check of the module here
+# expects what it must not do: each must then fail (the negative run).
+. "$(dirname "$0")/peer_lib.sh"
+
+neg=${WIRE_PEER_NEG:-0}
+hw=30
+if [ "$neg" = 1 ]; then
+	# its own barriers, apart from a run without NEG in the same boot
+	export RDS_TEST=$RDS_TEST-neg
+	hw=3
+fi
+# held_is TOS N: host 1 holds N messages of TOS (for wait_for).
+held_is() { test "$($hostpy held "$1")" = "$2"; }
+peer_begin
+sz=$PEER_SIZES
+nsz=$(echo "$sz" | tr , '\n' | wc -l)
+
+# --- rx ----------------------------------------------------------------
+[ "$RDS_HOST" = 1 ] && snap
+barrier rx.snap 600
+if [ "$RDS_HOST" = 2 ]; then
+	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t mlrx -V 3.1 -q 121 -z "$sz" \
+		-n $((2 * nsz)) -P 7021 > /tmp/peer.mrx 2>&1 &
+	pid=$!
+	check "rx: peer connected" peer_up /tmp/peer.mrx
+	barrier rx.up 180
+	wait_for 600 grep -q '^result:' /tmp/peer.mrx
+	barrier rx.fin 600
+	barrier rx.done 600
+	peer_result /tmp/peer.mrx $pid rx
+else
+	barrier rx.up 180
+	rm -f /tmp/host.mrx.release
+	$hostpy send "$RDS_ADDR" "$RDS_PEER" 121 7021 "$sz" $((2 * nsz)) \
+		/tmp/host.mrx.release > /tmp/host.mrx 2>&1 &
+	spid=$!
+	barrier rx.fin 600
+	cat /tmp/host.mrx
+	check "rx: the peer's ACKs left nothing held on host 1 (TOS 121)" \
+		wait_for $hw held_is 121 "$neg"
+	$hostpy conns
+	touch /tmp/host.mrx.release
+	barrier rx.done 600
+	wait $spid
+	check "rx: host 1 sent $((2 * nsz)) messages (exit $?)" \
+		grep -q '^# sent' /tmp/host.mrx
+	check "rx: host 1 sent its map (cong_sent +$(delta cong_sent) >= 1)" \
+		test "$(delta cong_sent)" -ge $((1 + 100 * neg))
+	check "rx: no bad frame on host 1" test "$(delta bad_frames)" = "$neg"
+fi
+
+# --- tx ------------------------------------------------------------------
+burst=100
+again=6
+if [ "$RDS_HOST" = 1 ]; then
+	snap
+	old=$($hostpy counter recv_drop_old_seq)
+	$hostpy recvml "$RDS_ADDR" 7022 "$sz" $burst $again > /tmp/host.mtx 2>&1 &
+	rpid=$!
+	wait_for 30 grep -q '^# bound' /tmp/host.mtx
+	barrier tx.bound 180
+	barrier tx.done 900
+	wait $rpid
+	rc=$?
+	cat /tmp/host.mtx
+	check "tx: host 1 received every message once, intact, in order (exit $rc)" \
+		test $rc = "$neg"
+	dup=$(( $($hostpy counter recv_drop_old_seq) - old ))
+	check "tx: the $again sent again dropped and counted (recv_drop_old_seq +$dup)" \
+		test "$dup" = $((again + neg))
+	echo "# tx: host 1 sent $(delta tx_acks) ACK frames, $(delta tx_ctrl) control frames; maps +$(delta cong_sent)"
+	check "tx: no bad frame on host 1" test "$(delta bad_frames)" = "$neg"
+else
+	barrier tx.bound 180
+	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t mltx -V 4.1 -q 122 -z "$sz" \
+		-n $burst -k $again -P 7022 > /tmp/peer.mtx 2>&1 &
+	peer_result /tmp/peer.mtx $! tx
+	barrier tx.done 900
+fi
+
+# --- accept --------------------------------------------------------------
+[ "$RDS_HOST" = 1 ] && snap
+barrier ac.snap 600
+if [ "$RDS_HOST" = 2 ]; then
+	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t mlaccept -q 123 \
+		-z 100,5000,4096 -n 12 -k 5 -P 7023 > /tmp/peer.mac 2>&1 &
+	pid=$!
+	check "accept: peer listening" peer_up /tmp/peer.mac
+	barrier ac.up 180
+	wait_for 600 grep -q '^result:' /tmp/peer.mac
+	grep '^attempts ' /tmp/peer.mac > "$RDS_SHARED/peer_mlaccept.attempts"
+	barrier ac.fin 600
+	barrier ac.done 600
+	peer_result /tmp/peer.mac $pid accept
+else
+	barrier ac.up 180
+	rm -f /tmp/host.mac.release
+	$hostpy send "$RDS_ADDR" "$RDS_PEER" 123 7023 100,5000,4096 12 \
+		/tmp/host.mac.release > /tmp/host.mac 2>&1 &
+	spid=$!
+	barrier ac.fin 600
+	cat /tmp/host.mac
+	check "accept: everything acknowledged in the end (nothing held, TOS 123)" \
+		wait_for $hw held_is 123 "$neg"
+	# An attempt of ours that guessed our own protocol may take the
+	# peer's map before its accept: a bad frame, the attempt ended (the
+	# peer counts the attempts it accepted).
+	read -r _ a1 a2 < "$RDS_SHARED/peer_mlaccept.attempts"
+	extra=$(( ${a1:-1} - 1 + ${a2:-1} - 1 ))
+	$hostpy conns
+	touch /tmp/host.mac.release
+	barrier ac.done 600
+	wait $spid
+	echo "# accept: host 1 connects +$(delta connects), resets +$(delta resets), maps +$(delta cong_sent)"
+	check "accept: host 1 connected twice at least (connects +$(delta connects))" \
+		test "$(delta connects)" -ge $((2 + 100 * neg))
+	check "accept: no bad frame on host 1 but one per attempt ended by the peer's map (bad_frames +$(delta bad_frames) <= $extra)" \
+		test "$(delta bad_frames)" -le $((extra - neg))
+fi
+
+# --- cong ----------------------------------------------------------------
+[ "$RDS_HOST" = 1 ] && snap
+barrier cg.snap 600
+if [ "$RDS_HOST" = 2 ]; then
+	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t mlcong -V 3.1 -q 124 -P 7024 \
+		> /tmp/peer.mcg 2>&1 &
+	peer_result /tmp/peer.mcg $! cong
+else
+	timeout 600 $hostpy cong "$RDS_ADDR" "$RDS_PEER" 124 7024 > /tmp/host.mcg 2>&1
+	rc=$?
+	cat /tmp/host.mcg
+	check "cong: host 1's port congested and freed, the peer's map refused a send (ENOBUFS), then took it (exit $rc)" \
+		test $rc = "$neg"
+	check "cong: host 1 took the peer's two maps (cong_recv +$(delta cong_recv))" \
+		test "$(delta cong_recv)" = $((2 + neg))
+	check "cong: host 1 sent its map at connect and at each change (cong_sent +$(delta cong_sent) >= 3)" \
+		test "$(delta cong_sent)" -ge $((3 + 100 * neg))
+	check "cong: no bad frame on host 1" test "$(delta bad_frames)" = "$neg"
+fi
+
+# --- hostile -------------------------------------------------------------
+if [ "$RDS_HOST" = 1 ]; then
+	snap
+	pages0=$(cat $P/ib_rx_pages)
+	mark=$(dmesg | wc -l)
+fi
+barrier mh.snap 600
+if [ "$RDS_HOST" = 2 ]; then
+	timeout 900 "$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t mlhostile -V 3.1 \
+		-q 125 -w 126 -P 7025 > /tmp/peer.mh 2>&1 &
+	peer_result /tmp/peer.mh $! hostile
+	grep '^expect ' /tmp/peer.mh > "$RDS_SHARED/peer_mlhostile.expect"
+	barrier mh.done 900
+else
+	barrier mh.done 900
+	cat "$RDS_SHARED/peer_mlhostile.expect"
+	read -r _ _ want_bad _ want_resets < "$RDS_SHARED/peer_mlhostile.expect"
+	bad=$(delta bad_frames)
+	resets=$(delta resets)
+	echo "# hostile: bad_frames +$bad, resets +$resets, connects +$(delta connects)"
+	check "hostile: bad_frames +$bad = ${want_bad:-?} expected" \
+		test "$bad" = "${want_bad:-x}"
+	check "hostile: every reset case reset (resets +$resets >= ${want_resets:-?})" \
+		test "$resets" -ge $((${want_resets:-1000} + 1000 * neg))
+	from=$RDS_PEER
+	[ "$neg" = 1 ] && from=192.0.2.1
+	check "hostile: each logged as a bad frame from the peer" \
+		bash -c "dmesg | tail -n +$((mark + 1)) | grep -q 'bad frame from \(::ffff:\)\?$from'"
+	check "hostile: receive pages back to $pages0 (nothing leaked)" \
+		wait_for 30 file_is $P/ib_rx_pages "$((pages0 + neg))"
+	dmesg | tail -n +$((mark + 1)) | grep 'bad frame\|rds:' | sort | uniq -c | sort -rn | head -20 | sed 's/^/# /'
+fi
+peer_end
