@@ -20,6 +20,7 @@
 #include <net/addrconf.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
+#include <net/route.h>
 
 #include "ib.h"
 
@@ -52,17 +53,25 @@ void rds_ib_sockaddr(const struct in6_addr *addr, u32 scope_id, __be16 port,
 }
 
 /* The RDS form of an rdma_cm address (IPv4 becomes IPv4-mapped); false
- * for another family.
+ * for another family, and for an IPv6 address that is not unicast or is
+ * IPv4-mapped (a request's addresses come from the wire: one of those
+ * would be taken for an IPv4 connection, or a multicast one for a peer).
  */
 bool rds_ib_addr_of(const struct sockaddr *sa, struct in6_addr *addr)
 {
+	const struct in6_addr *a6;
+
 	switch (sa->sa_family) {
 	case AF_INET:
 		ipv6_addr_set_v4mapped(((const struct sockaddr_in *)sa)->sin_addr.s_addr,
 				       addr);
 		return true;
 	case AF_INET6:
-		*addr = ((const struct sockaddr_in6 *)sa)->sin6_addr;
+		a6 = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+		if (ipv6_addr_v4mapped(a6) ||
+		    !(ipv6_addr_type(a6) & IPV6_ADDR_UNICAST))
+			return false;
+		*addr = *a6;
 		return true;
 	default:
 		return false;
@@ -91,7 +100,9 @@ static bool rds_ib_addr6_on(const struct in6_addr *addr, int ifindex)
 /* The scope of a connection a request on our listener asks for: 0 unless
  * one of its addresses is link-local; then the netdev the request came in
  * on (rdma_cm's bound_dev_if for RoCE) if our address is on it, else the
- * first netdev that has our address.  -ENODEV: our address is on none.
+ * first netdev that has our address.  -ENODEV: our link-local address is
+ * on none; -EADDRNOTAVAIL: the request's address of ours is not local;
+ * -EAFNOSUPPORT: an IPv6 request with IPv6 disabled.
  */
 int rds_ib_addr_req_scope(struct rdma_cm_id *id, const struct in6_addr *laddr,
 			  const struct in6_addr *faddr, u32 *scope_id)
@@ -100,9 +111,14 @@ int rds_ib_addr_req_scope(struct rdma_cm_id *id, const struct in6_addr *laddr,
 	struct net_device *dev;
 
 	*scope_id = 0;
-	if (ipv6_addr_v4mapped(laddr) ||
-	    (!rds_ib_addr_linklocal(laddr) && !rds_ib_addr_linklocal(faddr)))
-		return 0;
+	/* Our address is one of ours (the request's header names it). */
+	if (ipv6_addr_v4mapped(laddr))
+		return inet_addr_type(&init_net, laddr->s6_addr32[3]) ==
+		       RTN_LOCAL ? 0 : -EADDRNOTAVAIL;
+	if (!ipv6_mod_enabled())
+		return -EAFNOSUPPORT;
+	if (!rds_ib_addr_linklocal(laddr) && !rds_ib_addr_linklocal(faddr))
+		return rds_ib_addr6_on(laddr, 0) ? 0 : -EADDRNOTAVAIL;
 	if (ifindex > 0 && rds_ib_addr6_on(laddr, ifindex)) {
 		*scope_id = ifindex;
 		return 0;

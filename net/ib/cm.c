@@ -385,6 +385,9 @@ static void rds_ib_attempt_end(struct rds_ib_conn *ic, struct rds_ib_attempt *a,
 	WRITE_ONCE(ic->i_err_qp, NULL);
 }
 
+/* How often a connection the kernel's RDS refused over IPv6 tries again. */
+#define RDS_IB_ML6_RETRY_MS	60000U
+
 /* After an attempt ended: try again later if messages wait. */
 static void rds_ib_reconnect_maybe(struct rds_ib_conn *ic)
 {
@@ -410,6 +413,8 @@ static void rds_ib_reconnect_maybe(struct rds_ib_conn *ic)
 				 min_ms, min_ms, max_ms);
 	/* Jitter: between half and all of the backoff. */
 	ms = ic->i_backoff_ms / 2 + get_random_u32_below(ic->i_backoff_ms / 2 + 1);
+	if (ic->i_ml_refused6)
+		ms = max(ms, RDS_IB_ML6_RETRY_MS);
 	queue_delayed_work(rds_ib_wq, &ic->i_connect_work, msecs_to_jiffies(ms));
 }
 
@@ -565,6 +570,7 @@ static void rds_ib_attempt_up(struct rds_ib_conn *ic)
 	rds_ib_recv_unhold(ic);
 	rds_ib_gate_leave(ic);
 	ic->i_backoff_ms = 0;
+	ic->i_ml_refused6 = false;
 	rds_ib_count(RDS_IB_C_CONNECTS);
 	pr_info("connected %pI6c -> %pI6c tos %u (%s, %s, %u credits each way at most)\n",
 		&conn->c_laddr, &conn->c_faddr, conn->c_tos,
@@ -801,10 +807,15 @@ static int rds_ib_cm_connect(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	rds_ib_cm_handshake_fill(ic, &hs, ic->i_conn->c_tos);
 	param.private_data = buf;
 	if (hs.v6) {
-		/* Ours, marked (hs.h): the kernel's RDS refuses it. */
+		/* Ours, marked (hs.h): the kernel's RDS refuses it.  At
+		 * the length of its own IPv6 request, zero-padded: it takes
+		 * a shorter one for version 4.0 whatever the mark says (the
+		 * IB CM pads it so, a transport that does not would not).
+		 */
 		BUILD_BUG_ON(sizeof(buf) < sizeof(struct rds_ib_hs_wire));
+		memset(buf, 0, sizeof(buf));
 		rds_ib_hs_encode(&hs, buf);
-		param.private_data_len = sizeof(struct rds_ib_hs_wire);
+		param.private_data_len = sizeof(buf);
 	} else {
 		/* An offer (hs.h): taken by ours and by the kernel's RDS. */
 		param.private_data_len = rds_ib_ml_offer(ic, &hs, buf,
@@ -826,6 +837,7 @@ static void rds_ib_cm_refused(struct rds_ib_conn *ic,
 {
 	struct rds_ib_hs hs;
 
+	lockdep_assert_held(&ic->i_cm_mutex);
 	if (event->status == IB_CM_REJ_CONSUMER_DEFINED &&
 	    rds_ib_hs_decode(event->param.conn.private_data,
 			     event->param.conn.private_data_len, &hs) ==
@@ -844,6 +856,18 @@ static void rds_ib_cm_refused(struct rds_ib_conn *ic,
 		int rej;
 
 		memcpy(&rej, event->param.conn.private_data, sizeof(rej));
+		if (rej == RDS_IB_MLHS_REJ_INCOMPAT &&
+		    !ipv6_addr_v4mapped(&ic->i_conn->c_faddr)) {
+			/* Over IPv6 it never takes ours: no race to win,
+			 * so no point in trying every second.
+			 */
+			if (!ic->i_ml_refused6)
+				pr_info("%pI6c refused our connection as the kernel's RDS does (it does not speak ours over IPv6): retrying every %u s while messages wait\n",
+					&ic->i_conn->c_faddr,
+					RDS_IB_ML6_RETRY_MS / 1000);
+			ic->i_ml_refused6 = true;
+			return;
+		}
 		if (rej == RDS_IB_MLHS_REJ_INCOMPAT) {
 			pr_info_ratelimited("%pI6c refused our connection as the kernel's RDS does (a connection race, or a version it does not speak)\n",
 					    &ic->i_conn->c_faddr);
@@ -1294,7 +1318,9 @@ int rds_ib_cm_init(void)
 	}
 	rds_ib_listen_id = id;
 	/* Without IPv6 (disabled, or no such module) IPv4 goes on alone. */
-	id = rds_ib_addr_listen(true, rds_ib_cm_handler, RDS_IB_BACKLOG);
+	id = ipv6_mod_enabled() ?
+	     rds_ib_addr_listen(true, rds_ib_cm_handler, RDS_IB_BACKLOG) :
+	     ERR_PTR(-EAFNOSUPPORT);
 	if (IS_ERR(id))
 		pr_info("no IPv6 listener (port %u): %ld\n", RDS_IB_PORT6,
 			PTR_ERR(id));

@@ -332,6 +332,11 @@ struct rds_ib_conn {
 	 * attempt we make starts in its protocol (i_cm_mutex)
 	 */
 	bool			i_peer_ml;
+	/* the kernel's RDS refused our IPv6 request (it does not speak ours
+	 * over IPv6): said once, retried every RDS_IB_ML6_RETRY_MS while
+	 * messages wait, until a connection is up (i_cm_mutex)
+	 */
+	bool			i_ml_refused6;
 	bool			i_port_was_down; /* seen down since last up */
 	unsigned long		i_port_up_at;	/* jiffies it was seen up again */
 	unsigned int		i_backoff_ms;	/* next reconnect delay */
