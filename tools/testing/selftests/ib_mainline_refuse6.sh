@@ -95,6 +95,12 @@ else
 	check "host 2 (ours) queues a datagram to $peer" send6 "$me" "$peer"
 	check "our log says the peer refused us as the kernel's RDS does" \
 		wait_for 60 klog_has "$peer refused our connection as the kernel's RDS does"
+	# It never takes ours over IPv6: no retry every second, one line.
+	# 5 s more (a second attempt would have come by then before).
+	sleep 5
+	n=$(test_klog | grep -c "$peer refused our connection as the kernel's RDS does")
+	check "said once, retried no sooner than a minute later ($n lines in 5 s)" \
+		test "$n" = 1
 	test_klog | grep 'rds:' | tail -4 | sed 's/^/#   /'
 	barrier phase2 120 || ksft_fail "barrier phase2"
 fi
