@@ -105,9 +105,24 @@ static const char rds_ib_rx_nomem[] = "out of memory";
 void rds_ib_recv_bad(struct rds_ib_conn *ic, const struct rds_header *hdr,
 		     const char *why)
 {
+	bool guess;
+
 	trace_rds_msg_drop(ic->i_conn, hdr, why);
 	if (why == rds_ib_rx_nomem) {
 		rds_ib_conn_error(ic, why);
+		return;
+	}
+	/* Our request guessed the peer's protocol (ib.h, i_guess): a frame
+	 * that breaks the guessed one says the guess was wrong, not that
+	 * the peer is at fault.
+	 */
+	spin_lock_bh(&ic->i_lock);
+	guess = ic->i_guess;
+	spin_unlock_bh(&ic->i_lock);
+	if (guess) {
+		pr_info_ratelimited("%pI6c: the peer's first frames came in the other protocol (%s): reconnecting\n",
+				    &ic->i_conn->c_faddr, why);
+		rds_ib_conn_error(ic, "the peer's first frames came in the other protocol");
 		return;
 	}
 	rds_ib_count(RDS_IB_C_BAD_FRAMES);
