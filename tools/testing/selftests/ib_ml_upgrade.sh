@@ -129,6 +129,7 @@ else
 		ksft_exit
 	fi
 	held0=$(ib_counter rx_held_dropped)
+	bad0=$(ib_counter bad_frames)
 	check "ESTABLISHED handled 4 s late (ib_est_delay_ms)" \
 		eval 'echo 4000 > /sys/module/rds/parameters/ib_est_delay_ms'
 	barrier h1ready 60 || ksft_fail "barrier h1ready"
@@ -170,6 +171,9 @@ PY
 	held=$(ib_counter rx_held_dropped)
 	check "messages came during the guess and were dropped with it (rx_held_dropped $held0 -> $held)" \
 		test "$((held - held0))" -ge 1
+	bad=$(ib_counter bad_frames)
+	check "no bad frame counted (a wrong guess is not the peer's fault: $bad0 -> $bad)" \
+		test "$bad" = "$bad0"
 	test_klog | grep -E "first frames|bad frame|connected .* -> " | tail -5 | sed 's/^/# /'
 fi
 barrier done 120 || ksft_fail "barrier done"
