@@ -38,6 +38,11 @@ lockdep=$FX/rds_rdma-lockdep.txt
 echo "TAP version 13"
 expect "the kernel's rds_rdma lockdep report is not counted" '^$' \
 	"$lockdep" "$m"
+expect "the kernel's rds_rdma circular-locking report is not counted" '^$' \
+	"$FX/rds_rdma-circular.txt" "begin 2 ib_ml_upgrade"
+sed 's/rds_ib_laddr_check/rds_ib_other_fn/g' "$FX/rds_rdma-circular.txt" > "$tmp/other2"
+expect "the same circular report without it fails" \
+	'^kernel log reports a problem$' "$tmp/other2" "begin 2 ib_ml_upgrade"
 sed 's/rds_ib_laddr_check/rds_ib_other_fn/g' "$lockdep" > "$tmp/other"
 expect "the same report from another function fails" \
 	'^kernel log reports a problem$' "$tmp/other" "$m"

@@ -33,9 +33,11 @@ klog_problem() {
 				# load it): its rds_ib_laddr_check() destroys
 				# the cm_id it probed with from inside
 				# rdma_cm'"'"'s request handler, another id
-				# of the same lock class (Debian 6.12).  Its
-				# lines are shown, not counted.
-				if (line[i] ~ /WARNING: possible recursive locking detected/) {
+				# of the same lock class, and takes
+				# rds_trans_sem under it (recursive and
+				# circular reports, Debian 6.12).  Its lines
+				# are shown, not counted.
+				if (line[i] ~ /WARNING: possible (recursive locking detected|circular locking dependency detected)/) {
 					for (j = i; j <= NR && j < i + 150; j++)
 						if (line[j] ~ /<\/TASK>/)
 							break
