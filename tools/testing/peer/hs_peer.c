@@ -5,11 +5,19 @@
  * answer.  It encodes and decodes with the module's own net/ib/hs.c, so
  * the two cannot drift.
  *
- *   hs_peer -s SRC -d DST [-p PORT] [-m MODE] [-r RETRIES] [-H SECONDS]
+ *   hs_peer -s SRC -d DST [-p PORT] [-m MODE] [-q TOS] [-r RETRIES]
+ *           [-H SECONDS | -N SECONDS]
  *
+ * -q: the TOS of the request (default 0).
  * -H: once accepted, stay connected up to SECONDS and report the first
  * connection event the module causes ("held: RDMA_CM_EVENT_DISCONNECTED
  * from the module") or "held: still connected".
+ * -N: half-open: send the request, wait up to SECONDS for the module's
+ * answer without taking it (librdmacm sends the RTU that completes the
+ * connection only when the answer's event is read), print "half-open:
+ * answered, not completing" once it is there ("half-open: no answer"
+ * otherwise), then stay for the rest of SECONDS (or until killed) and
+ * exit 0 without ever completing.
  * MODE: valid, magic, major, flags, gen0, frag, credits, short, empty.
  * Prints "accepted ..." (exit 0) or "refused: REASON" (exit 3); exit 1 on
  * errors, 2 on usage.  rdma_cm over emulated rxe sometimes rejects a first
@@ -32,6 +40,8 @@
 
 static struct rdma_event_channel *ec;
 static int hold;	/* -H: seconds to stay connected after the accept */
+static int halfopen;	/* -N: seconds to leave the answer unread */
+static unsigned char tos;	/* -q */
 
 static int wait_event(enum rdma_cm_event_type want, struct rdma_cm_event **out)
 {
@@ -64,6 +74,7 @@ static size_t build(const char *mode, unsigned char *buf)
 		.credits = 16,
 		.hello = { .gen = 0x5ee12, .peer_gen = 0, .rx_next = 1,
 			   .tx_first = 1 },
+		.tos = tos,
 	};
 
 	memset(buf, 0, 56);
@@ -148,6 +159,23 @@ static int attempt(struct sockaddr_in *src, struct sockaddr_in *dst,
 	cp.rnr_retry_count = 7;
 	if (rdma_connect(id, &cp))
 		goto out;
+	if (halfopen > 0) {
+		struct pollfd p = { .fd = ec->fd, .events = POLLIN };
+		time_t end = time(NULL) + halfopen;
+
+		/* The answer waits in the channel; reading it would send
+		 * the RTU.
+		 */
+		if (poll(&p, 1, halfopen * 1000) > 0)
+			printf("half-open: answered, not completing\n");
+		else
+			printf("half-open: no answer\n");
+		fflush(stdout);
+		while (time(NULL) < end)
+			sleep(1);
+		ret = 0;
+		goto out;
+	}
 	if (rdma_get_cm_event(ec, &ev))
 		goto out;
 	switch (ev->event) {
@@ -222,7 +250,7 @@ int main(int argc, char **argv)
 	unsigned char pd[56];
 	size_t pdlen;
 
-	while ((c = getopt(argc, argv, "s:d:p:m:r:H:")) != -1) {
+	while ((c = getopt(argc, argv, "s:d:p:m:q:r:H:N:")) != -1) {
 		switch (c) {
 		case 's': s = optarg; break;
 		case 'd': d = optarg; break;
@@ -230,6 +258,8 @@ int main(int argc, char **argv)
 		case 'm': mode = optarg; break;
 		case 'r': retries = atoi(optarg); break;
 		case 'H': hold = atoi(optarg); break;
+		case 'N': halfopen = atoi(optarg); break;
+		case 'q': tos = atoi(optarg); break;
 		default: goto usage;
 		}
 	}
@@ -254,7 +284,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hs_peer: no answer after %d attempts\n", i);
 	return ret == 4 ? 1 : ret;
 usage:
-	fprintf(stderr, "usage: %s -s SRC -d DST [-p PORT] [-m MODE] [-r N] [-H S]\n"
+	fprintf(stderr, "usage: %s -s SRC -d DST [-p PORT] [-m MODE] [-q TOS] [-r N] [-H S | -N S]\n"
 		"MODE: valid magic major flags gen0 frag credits short empty\n",
 		argv[0]);
 	return 2;
