@@ -12,12 +12,12 @@
  * -H: once accepted, stay connected up to SECONDS and report the first
  * connection event the module causes ("held: RDMA_CM_EVENT_DISCONNECTED
  * from the module") or "held: still connected".
- * -N: half-open: send the request, wait up to SECONDS for the module's
- * answer without taking it (librdmacm sends the RTU that completes the
- * connection only when the answer's event is read), print "half-open:
- * answered, not completing" once it is there ("half-open: no answer"
- * otherwise), then stay for the rest of SECONDS (or until killed) and
- * exit 0 without ever completing.
+ * -N: half-open: send the request from a queue pair that is not the id's
+ * (librdmacm then hands the module's answer over as CONNECT_RESPONSE
+ * instead of sending the RTU that completes the connection), print
+ * "half-open: answered, not completing" when the answer comes, and stay
+ * SECONDS (or until killed) without ever completing; exit 0.  A refusal
+ * is reported, and retried, as without -N.
  * MODE: valid, magic, major, flags, gen0, frag, credits, short, empty.
  * Prints "accepted ..." (exit 0) or "refused: REASON" (exit 3); exit 1 on
  * errors, 2 on usage.  rdma_cm over emulated rxe sometimes rejects a first
@@ -40,7 +40,7 @@
 
 static struct rdma_event_channel *ec;
 static int hold;	/* -H: seconds to stay connected after the accept */
-static int halfopen;	/* -N: seconds to leave the answer unread */
+static int halfopen;	/* -N: seconds to leave the answer unanswered */
 static unsigned char tos;	/* -q */
 
 static int wait_event(enum rdma_cm_event_type want, struct rdma_cm_event **out)
@@ -112,6 +112,7 @@ static int attempt(struct sockaddr_in *src, struct sockaddr_in *dst,
 	struct rdma_conn_param cp = { 0 };
 	struct ibv_pd *ibpd = NULL;
 	struct ibv_cq *cq = NULL;
+	struct ibv_qp *own = NULL;	/* -N: not the id's */
 	struct rds_ib_hs hs;
 	int ret = 1, r;
 
@@ -149,8 +150,14 @@ static int attempt(struct sockaddr_in *src, struct sockaddr_in *dst,
 	qa.cap.max_recv_wr = 4;
 	qa.cap.max_send_sge = 1;
 	qa.cap.max_recv_sge = 1;
-	if (rdma_create_qp(id, ibpd, &qa))
+	if (halfopen > 0) {
+		own = ibv_create_qp(ibpd, &qa);
+		if (!own)
+			goto out;
+		cp.qp_num = own->qp_num;
+	} else if (rdma_create_qp(id, ibpd, &qa)) {
 		goto out;
+	}
 	cp.private_data = pd;
 	cp.private_data_len = pdlen;
 	cp.responder_resources = 1;
@@ -159,26 +166,17 @@ static int attempt(struct sockaddr_in *src, struct sockaddr_in *dst,
 	cp.rnr_retry_count = 7;
 	if (rdma_connect(id, &cp))
 		goto out;
-	if (halfopen > 0) {
-		struct pollfd p = { .fd = ec->fd, .events = POLLIN };
-		time_t end = time(NULL) + halfopen;
-
-		/* The answer waits in the channel; reading it would send
-		 * the RTU.
-		 */
-		if (poll(&p, 1, halfopen * 1000) > 0)
-			printf("half-open: answered, not completing\n");
-		else
-			printf("half-open: no answer\n");
-		fflush(stdout);
-		while (time(NULL) < end)
-			sleep(1);
-		ret = 0;
-		goto out;
-	}
 	if (rdma_get_cm_event(ec, &ev))
 		goto out;
 	switch (ev->event) {
+	case RDMA_CM_EVENT_CONNECT_RESPONSE:
+		/* -N: the module's answer, left without our RTU */
+		rdma_ack_cm_event(ev);
+		printf("half-open: answered, not completing\n");
+		fflush(stdout);
+		sleep(halfopen);
+		ret = 0;
+		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		r = rds_ib_hs_decode(ev->param.conn.private_data,
 				     ev->param.conn.private_data_len, &hs);
@@ -233,6 +231,8 @@ static int attempt(struct sockaddr_in *src, struct sockaddr_in *dst,
 out:
 	if (id && id->qp)
 		rdma_destroy_qp(id);
+	if (own)
+		ibv_destroy_qp(own);
 	if (cq)
 		ibv_destroy_cq(cq);
 	if (ibpd)

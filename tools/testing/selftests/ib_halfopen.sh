@@ -3,8 +3,8 @@
 #
 # A half-open passive attempt gives back what it holds (issue 17): host 2's
 # user-space peer (hs_peer -N) sends host 1's module a connection request
-# (TOS 201) and never completes it: it leaves the module's answer unread,
-# so librdmacm never sends the RTU.  Host 1 accepted it: the attempt holds
+# (TOS 201) and never completes it: its queue pair is not the rdma_cm id's,
+# so librdmacm hands it the module's answer instead of sending the RTU.  Host 1 accepted it: the attempt holds
 # a queue pair and receive buffers of the device's SRQ (srq_free in
 # /proc/net/rds/devices drops), its connection is "connecting".  Within
 # the attempt timeout (15 s) and a margin of 10 s (scaled), measured from
@@ -80,7 +80,7 @@ else
 	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -q $TOS -N "$(scaled 300)" \
 		> /tmp/halfopen.out 2>&1 &
 	pid=$!
-	check "the module answered our request (left unread)" \
+	check "the module answered our request (left without an RTU)" \
 		wait_for 60 grep -q '^half-open: answered' /tmp/halfopen.out
 	barrier answered 120 || ksft_fail "barrier answered"
 	barrier checked $((TIMEOUT + MARGIN + 120)) || ksft_fail "barrier checked"
