@@ -750,8 +750,9 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	if (!rds_ib_peer_take(ic, !replacing)) {
 		reason = RDS_IB_HS_R_PEER_LIMIT;
 		if (__ratelimit(&rds_ib_peer_limit_rs))
-			pr_info("refused a connection from %pI6c tos %u: it has %u connections with us (ib_peer_conn_max %u)\n",
-				&faddr, tos, rds_ib_peer_conns(ic),
+			pr_info("refused a connection from %pISc tos %u: it has %u connections with us (ib_peer_conn_max %u)\n",
+				&cm_id->route.addr.dst_addr, tos,
+				rds_ib_peer_conns(ic),
 				READ_ONCE(rds_ib_peer_conn_max));
 		goto unlock;
 	}
