@@ -102,7 +102,7 @@ static unsigned int walk(admit_fn admit, unsigned int max, unsigned int steps)
 			}
 			break;
 		case 1:	/* a replacement, or an attempt of ours: taken */
-			if (!held[c] && rnd() % 64 == 0) {
+			if (!held[c] && rnd() % 4096 == 0) {
 				held[c] = true;	/* ours (seldom: few of
 						 * them stay)
 						 */
