@@ -20,8 +20,9 @@
 	!defined(RDS_NEG_LOCKDEP) && !defined(RDS_NEG_LOST) && \
 	!defined(RDS_NEG_DUP) && !defined(RDS_NEG_PAGELEAK) && \
 	!defined(RDS_NEG_STALERX) && !defined(RDS_NEG_DOWNWORK) && \
-	!defined(RDS_NEG_HBNOW) && !defined(RDS_NEG_NOHOLD)
-#error "RDS_NEG: kasan, kmemleak, lockdep, lost, dup, pageleak, stalerx, downwork, hbnow or nohold"
+	!defined(RDS_NEG_HBNOW) && !defined(RDS_NEG_NOHOLD) && \
+	!defined(RDS_NEG_HALFOPEN)
+#error "RDS_NEG: one of the kinds of net/neg.h"
 #endif
 
 /* lost, dup: one message in this many */

@@ -34,6 +34,10 @@
  *   nohold    messages that come while our request's protocol is a
  *             guess are delivered at once, as before the hold
  *             (ib_ml_upgrade: delivered twice after a wrong guess)
+ *   halfopen  the attempt timeout ends our own requests only, as before
+ *             issue 17: a request we accepted and the peer never
+ *             completed keeps its queue pair and receive buffers until
+ *             the IB CM gives up (ib_halfopen)
  */
 #ifndef _RDS_NEG_H
 #define _RDS_NEG_H
@@ -125,6 +129,18 @@ static inline bool rds_neg_nohold(void)
 }
 #else
 static inline bool rds_neg_nohold(void)
+{
+	return false;
+}
+#endif
+
+#ifdef RDS_NEG_HALFOPEN
+static inline bool rds_neg_halfopen(void)
+{
+	return true;
+}
+#else
+static inline bool rds_neg_halfopen(void)
 {
 	return false;
 }

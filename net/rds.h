@@ -17,7 +17,8 @@
  * path acknowledges and delivers messages from softirq context.
  * Sleeping locks of the IB transport (net/ib): ic->i_cm_mutex  ->
  * rdev->rd_drain_mutex (an attempt's end drains the shared CQ);
- * rds_ib_gate_lock (net/ib/gate.c) is a leaf, taken under i_cm_mutex.
+ * rds_ib_gate_lock (net/ib/gate.c) is a leaf, taken under i_cm_mutex;
+ * rds_ib_peer_lock (net/ib/peer.c) is a leaf.
  * RDS_INFO_* handlers run under rds_info_sem (read): RDS_INFO_COUNTERS
  * takes rds_trans_sem (read) inside it; RDS_INFO_IB_CONNECTIONS takes
  * ic->i_lock under rcu_read_lock() (the connection walk).

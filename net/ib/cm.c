@@ -16,6 +16,10 @@
  * our attempt is abandoned and the request accepted.  A request while a
  * connection is up means the peer lost it: ours is ended, theirs taken.
  *
+ * An attempt not up RDS_IB_ATTEMPT_TIMEOUT after it started ends, ours
+ * or the peer's (limit.h).  A request that would give one peer address
+ * more than ib_peer_conn_max connections with us is refused (peer.c).
+ *
  * When an attempt ends (disconnect, error, device removal, peer restart),
  * its queue pair is drained and destroyed at once; its rdma_cm id is
  * destroyed later by the reap work, never from an rdma_cm handler (which
@@ -42,6 +46,7 @@
 #include "ib.h"
 #include "../trace/rds.h"
 #include "ml.h"
+#include "limit.h"
 
 #define RDS_IB_BACKLOG		128
 #define RDS_IB_RESOLVE_MS	2000
@@ -55,8 +60,12 @@ struct rds_ib_attempt {
 	unsigned long		a_started;	/* jiffies */
 };
 
-/* An active attempt that is not up after this long is abandoned and
- * retried (rdma_cm's own request retries can take a minute).
+/* An attempt that is not up after this long ends: ours is retried
+ * (rdma_cm's own request retries can take a minute), and one we accepted
+ * gives back what it holds when the peer never completes it (the IB CM
+ * would resend our reply for a minute or more).  Our peers end their own
+ * request at the same age, and ours starts before our accept of it: an
+ * accepted attempt that ends here was given up by the peer already.
  */
 #define RDS_IB_ATTEMPT_TIMEOUT	(15 * HZ)
 
@@ -90,6 +99,7 @@ static const char *const rds_ib_hs_keys[RDS_IB_HS_R_MAX] = {
 	[RDS_IB_HS_R_TOS]	= "tos",
 	[RDS_IB_HS_R_BUSY]	= "busy",
 	[RDS_IB_HS_R_MAINLINE]	= "mainline",
+	[RDS_IB_HS_R_PEER_LIMIT] = "peer_limit",
 };
 
 static int rds_ib_hs_stats_get(char *buf, const struct kernel_param *kp)
@@ -368,6 +378,7 @@ static void rds_ib_attempt_end(struct rds_ib_conn *ic, struct rds_ib_attempt *a,
 	if (ic->i_cur == a) {
 		ic->i_cur = NULL;
 		rds_ib_gate_leave(ic);
+		rds_ib_peer_leave(ic);
 	}
 	queue_work(rds_ib_wq, &ic->i_reap_work);
 
@@ -622,9 +633,11 @@ static void rds_ib_cm_refuse(struct rdma_cm_id *cm_id,
 			       &peer);
 		trace_rds_ib_hs_refuse(&peer, rds_ib_hs_reason_name(reason));
 	}
-	pr_info_ratelimited("refused a connection from %pISc: %s\n",
-			    &cm_id->route.addr.dst_addr,
-			    rds_ib_hs_reason_name(reason));
+	/* (a peer at its limit: rds_ib_cm_accept() says it) */
+	if (reason != RDS_IB_HS_R_PEER_LIMIT)
+		pr_info_ratelimited("refused a connection from %pISc: %s\n",
+				    &cm_id->route.addr.dst_addr,
+				    rds_ib_hs_reason_name(reason));
 	rds_ib_hs_encode(&hs, buf);
 	rdma_reject(cm_id, buf, sizeof(buf), IB_CM_REJ_CONSUMER_DEFINED);
 }
@@ -673,6 +686,11 @@ static void rds_ib_cm_rd_atom(struct rds_ib_conn *ic,
 					 RDS_IB_RD_ATOM);
 }
 
+/* A peer at its limit asks again about once a second (its backoff's
+ * maximum): one line every 10 s, the counter counts every request.
+ */
+static DEFINE_RATELIMIT_STATE(rds_ib_peer_limit_rs, 10 * HZ, 1);
+
 /* offer: our handshake; or ml: a request of the kernel's RDS (ml.h). */
 static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 			    const struct rds_ib_hs *offer,
@@ -688,6 +706,7 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	u8 buf[RDS_IB_MLHS_V6_LEN];
 	const char *why = "accept failed";
 	u8 minor = 0, tos = ml ? ml->ml.tos : offer->tos;
+	bool replacing = false;
 	u32 scope_id;
 	int ret;
 
@@ -725,6 +744,17 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 		rds_ib_attempt_end(ic, ic->i_cur,
 				   racing ? "lost the connect race" :
 					    "the peer connected again");
+		replacing = true;
+	}
+	/* A connection the peer adds must fit its limit (peer.c). */
+	if (!rds_ib_peer_take(ic, !replacing)) {
+		reason = RDS_IB_HS_R_PEER_LIMIT;
+		if (__ratelimit(&rds_ib_peer_limit_rs))
+			pr_info("refused a connection from %pISc tos %u: it has %u connections with us (ib_peer_conn_max %u)\n",
+				&cm_id->route.addr.dst_addr, tos,
+				rds_ib_peer_conns(ic),
+				READ_ONCE(rds_ib_peer_conn_max));
+		goto unlock;
 	}
 	a = rds_ib_attempt_new(ic, cm_id);
 	if (!a)
@@ -739,6 +769,12 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	cm_id->context = a;
 	ic->i_cur = a;
 	ic->i_active = false;
+	/* A peer that never completes it (no RTU) holds it for no longer
+	 * than our own attempts last (i_dying was read above, under the
+	 * mutex: rds_ib_conn_stop() cancels the work after setting it).
+	 */
+	a->a_started = jiffies;
+	mod_delayed_work(rds_ib_wq, &ic->i_timeout_work, RDS_IB_ATTEMPT_TIMEOUT);
 	rds_conn_set_state(conn, RDS_CONN_CONNECTING, "accepting");
 	ic->i_peer_ml = !!ml;
 	if (ml ? !rds_ib_ml_apply(ic, ml->ml.ack_seq) :
@@ -781,9 +817,13 @@ end:
 	rds_ib_attempt_end(ic, a, why);
 	kfree(a);
 unlock:
+	if (!ic->i_cur)
+		rds_ib_peer_leave(ic);
 	rds_ib_reconnect_maybe(ic);
 	mutex_unlock(&ic->i_cm_mutex);
 refuse:
+	if (ml && reason == RDS_IB_HS_R_PEER_LIMIT)
+		atomic64_inc(&rds_ib_hs_count[reason]);
 	if (ml)
 		rds_ib_ml_refuse(cm_id);
 	else
@@ -1029,6 +1069,7 @@ static void rds_ib_connect_work(struct work_struct *work)
 	a->a_started = jiffies;
 	ic->i_cur = a;
 	ic->i_active = true;
+	rds_ib_peer_take(ic, false);	/* ours: counted, never refused */
 	rds_conn_set_state(conn, RDS_CONN_CONNECTING, "connecting");
 	if (!ic->i_dying)
 		mod_delayed_work(rds_ib_wq, &ic->i_timeout_work,
@@ -1051,7 +1092,6 @@ out:
 	mutex_unlock(&ic->i_cm_mutex);
 }
 
-/* Runs RDS_IB_ATTEMPT_TIMEOUT after an active attempt started. */
 /* Whether an attempt on id may end now.  Ending it sends a MAD (a DREQ
  * or a REJ) through the port's GSI queue pair, and rxe fails that queue
  * pair for good when it has no route for the packet (its netdev down, or
@@ -1105,34 +1145,54 @@ static bool rds_ib_port_ready(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	return true;
 }
 
+/* Runs RDS_IB_ATTEMPT_TIMEOUT after an attempt started, ours or the
+ * peer's (limit.h).
+ */
 static void rds_ib_timeout_work(struct work_struct *work)
 {
 	struct rds_ib_conn *ic = container_of(to_delayed_work(work),
 					      struct rds_ib_conn,
 					      i_timeout_work);
+	struct rds_connection *conn = ic->i_conn;
+	enum rds_ib_overdue due = RDS_IB_OVERDUE_NO;
 	struct rds_ib_attempt *a;
+	const char *why;
 
 	mutex_lock(&ic->i_cm_mutex);
 	a = ic->i_cur;
-	if (a && ic->i_active &&
-	    atomic_read(&ic->i_conn->c_state) != RDS_CONN_UP &&
-	    time_after_eq(jiffies, a->a_started + RDS_IB_ATTEMPT_TIMEOUT)) {
-		if (!rds_ib_port_ready(ic, a->a_id)) {
-			/* Its port is down: the attempt ends when the port
-			 * is back, which may take long.  Its connect slot
-			 * goes now, so that attempts through other ports
-			 * and devices do not wait behind it.
-			 */
-			rds_ib_gate_leave(ic);
-			queue_delayed_work(rds_ib_wq, &ic->i_timeout_work,
-					   RDS_IB_PORT_POLL);
-			goto unlock;
-		}
-		pr_info_ratelimited("%pI6c: connection attempt timed out\n",
-				    &ic->i_conn->c_faddr);
-		rds_ib_attempt_end(ic, a, "connection attempt timed out");
-		rds_ib_reconnect_maybe(ic);
+	if (a)
+		due = rds_ib_attempt_overdue(ic->i_active,
+					     atomic_read(&conn->c_state) ==
+					     RDS_CONN_UP, a->a_started,
+					     jiffies, RDS_IB_ATTEMPT_TIMEOUT);
+	if (due == RDS_IB_OVERDUE_PASSIVE && rds_neg_halfopen())
+		due = RDS_IB_OVERDUE_NO;
+	if (due == RDS_IB_OVERDUE_NO)
+		goto unlock;
+	if (!rds_ib_port_ready(ic, a->a_id)) {
+		/* Its port is down: the attempt ends when the port is back,
+		 * which may take long.  Its connect slot goes now, so that
+		 * attempts through other ports and devices do not wait
+		 * behind it.
+		 */
+		rds_ib_gate_leave(ic);
+		queue_delayed_work(rds_ib_wq, &ic->i_timeout_work,
+				   RDS_IB_PORT_POLL);
+		goto unlock;
 	}
+	if (due == RDS_IB_OVERDUE_PASSIVE) {
+		rds_ib_count(RDS_IB_C_ACCEPT_TIMEOUTS);
+		why = "accepted connection not completed";
+		pr_info_ratelimited("%pI6c tos %u: the peer did not complete the connection we accepted in %u s: ended\n",
+				    &conn->c_faddr, conn->c_tos,
+				    RDS_IB_ATTEMPT_TIMEOUT / HZ);
+	} else {
+		why = "connection attempt timed out";
+		pr_info_ratelimited("%pI6c: connection attempt timed out\n",
+				    &conn->c_faddr);
+	}
+	rds_ib_attempt_end(ic, a, why);
+	rds_ib_reconnect_maybe(ic);
 unlock:
 	mutex_unlock(&ic->i_cm_mutex);
 }
@@ -1228,6 +1288,10 @@ int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 	if (!ic)
 		return -ENOMEM;
 	ic->i_conn = conn;
+	if (rds_ib_peer_get(ic, gfp)) {
+		kfree(ic);
+		return -ENOMEM;
+	}
 	ic->i_proto = &rds_ib_proto_ours;
 	INIT_LIST_HEAD(&ic->i_held);
 	mutex_init(&ic->i_cm_mutex);
@@ -1298,6 +1362,7 @@ void rds_ib_conn_free(struct rds_connection *conn)
 	WARN_ON_ONCE(!list_empty(&ic->i_held));
 	/* Messages requeued by the last attempt_end. */
 	rds_send_drop_acked(conn, conn->c_next_tx_seq - 1);
+	rds_ib_peer_put(ic);
 	kfree(ic);
 	conn->c_transport_data = NULL;
 }

@@ -96,6 +96,9 @@ enum rds_ib_hs_reason {
 	RDS_IB_HS_R_MAINLINE,		/* the kernel's RDS (mlhs.h): never
 					 * sent to a peer of ours
 					 */
+	RDS_IB_HS_R_PEER_LIMIT,		/* the peer has ib_peer_conn_max
+					 * connections with us already
+					 */
 	RDS_IB_HS_R_MAX,
 };
 

@@ -28,6 +28,7 @@
 struct rds_ib_device;
 struct rds_ib_conn;
 struct rds_ib_attempt;
+struct rds_ib_peer;
 
 /* One receive buffer: a header slot and a page, for one frame. */
 struct rds_ib_rx_buf {
@@ -265,6 +266,7 @@ enum {
 	RDS_IB_C_CONNECT_WAITS,		/* attempts queued at the gate */
 	RDS_IB_C_RX_HELD,		/* messages held: protocol a guess */
 	RDS_IB_C_RX_HELD_DROPPED,	/* held ones dropped at the end */
+	RDS_IB_C_ACCEPT_TIMEOUTS,	/* accepted, never completed: ended */
 	RDS_IB_C_MAX,
 };
 
@@ -345,6 +347,12 @@ struct rds_ib_conn {
 	 */
 	bool			i_gate_held;
 	struct list_head	i_gate_item;
+	/* the entry of the peer address (peer.c), for the connection's
+	 * lifetime; whether the connection holds a place in its count
+	 * (i_cm_mutex)
+	 */
+	struct rds_ib_peer	*i_peer;
+	bool			i_peer_held;
 
 	/* protects the data path state below (taken in softirq) */
 	spinlock_t		i_lock;
@@ -447,8 +455,8 @@ struct rds_ib_conn {
 	 */
 	bool			i_hb_asking;
 	unsigned long		i_hb_asked_at;
-	struct delayed_work	i_timeout_work;	/* runs: an active attempt is
-						 * due to be up
+	struct delayed_work	i_timeout_work;	/* runs: an attempt is due to
+						 * be up
 						 */
 	struct delayed_work	i_hb_work;	/* runs: every heartbeat interval
 						 * while up
@@ -497,6 +505,14 @@ int rds_ib_addr_req_scope(struct rdma_cm_id *id, const struct in6_addr *laddr,
 			  const struct in6_addr *faddr, u32 *scope_id);
 struct rdma_cm_id *rds_ib_addr_listen(bool v6, rdma_cm_event_handler handler,
 				      int backlog);
+
+/* peer.c */
+extern unsigned int rds_ib_peer_conn_max;
+int rds_ib_peer_get(struct rds_ib_conn *ic, gfp_t gfp);
+void rds_ib_peer_put(struct rds_ib_conn *ic);
+bool rds_ib_peer_take(struct rds_ib_conn *ic, bool bounded);
+void rds_ib_peer_leave(struct rds_ib_conn *ic);
+unsigned int rds_ib_peer_conns(const struct rds_ib_conn *ic);
 
 /* trans.c */
 int rds_ib_counts_show(char *buf, const char *const *keys,

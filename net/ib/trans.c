@@ -54,6 +54,7 @@ static const char *const rds_ib_counter_keys[RDS_IB_C_MAX] = {
 	[RDS_IB_C_CONNECT_WAITS] = "connect_waits",
 	[RDS_IB_C_RX_HELD]	= "rx_held",
 	[RDS_IB_C_RX_HELD_DROPPED] = "rx_held_dropped",
+	[RDS_IB_C_ACCEPT_TIMEOUTS] = "accept_timeouts",
 };
 
 /* net.rds.ib.heartbeat_ms: how often a quiet connection asks the peer for
@@ -145,6 +146,14 @@ static struct ctl_table rds_ib_sysctl_table[] = {
 		.proc_handler	= proc_douintvec_minmax,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &rds_ib_idle_secs_max,
+	},
+	{
+		/* the parameter ib_peer_conn_max (peer.c) */
+		.procname	= "peer_conn_max",
+		.data		= &rds_ib_peer_conn_max,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec,
 	},
 	{
 		.procname	= "mr_max",

@@ -33,6 +33,9 @@
 #     nohold    messages that come while our request's protocol is a
 #               guess delivered at once -> ib_ml_upgrade (two hosts):
 #               "not ok ... each of the 20 once"
+#     halfopen  the attempt timeout ends our own requests only ->
+#               ib_halfopen (two hosts): "not ok ... the half-open
+#               attempt ended within"
 #   debug (a -rdsdebug kernel of debug-kernel.sh; SKIP without one):
 #     kasan     a use-after-free at load       -> "BUG: KASAN: "
 #     kmemleak  an object leaked at load       -> kmemleak:
@@ -67,7 +70,7 @@ done
 
 cheap="lost dup pageleak stalerx downwork"
 debug="kasan kmemleak lockdep"
-extra="hbnow nohold"
+extra="hbnow nohold halfopen"
 case $set in
 cheap) kinds=$cheap ;;
 debug) kinds=$debug ;;
@@ -99,6 +102,8 @@ printf '%s\n' "load 60" "rxe 60" "ib_unload_race 600" "unload 120" \
 printf '%s\n' "load 60" "rxe 60" "ib_hb_change 180" "unload 120" \
 	> "$res/hbnow.tests"
 printf '%s\n' "rxe 60" "ib_ml_upgrade 600" > "$res/nohold.tests"
+printf '%s\n' "load 60" "rxe 60" "ib_halfopen 300" "unload 60" \
+	> "$res/halfopen.tests"
 
 n=0 pass=0 fail=0 skip=0
 result() {	# result ok|fail|skip NAME [WHY]
@@ -142,6 +147,8 @@ oracle() {	# oracle KIND -> "FILES-GLOB<TAB>ERE"
 		'^not ok .*no heartbeat loss' ;;
 	nohold) printf '%s\t%s\n' 'tests/ib_ml_upgrade.log' \
 		'^not ok .*once, in order' ;;
+	halfopen) printf '%s\t%s\n' 'tests/ib_halfopen.log' \
+		'^not ok .*the half-open attempt ended within' ;;
 	esac
 }
 
@@ -162,7 +169,8 @@ for kind in $kinds; do
 		;;
 	esac
 	case $kind in
-	stalerx|downwork|hbnow|nohold) plan=$res/$kind.tests topo=two ;;
+	stalerx|downwork|hbnow|nohold|halfopen)
+		plan=$res/$kind.tests topo=two ;;
 	esac
 	out=$res/$kind
 	mkdir -p "$out"

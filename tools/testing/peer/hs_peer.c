@@ -5,11 +5,19 @@
  * answer.  It encodes and decodes with the module's own net/ib/hs.c, so
  * the two cannot drift.
  *
- *   hs_peer -s SRC -d DST [-p PORT] [-m MODE] [-r RETRIES] [-H SECONDS]
+ *   hs_peer -s SRC -d DST [-p PORT] [-m MODE] [-q TOS] [-r RETRIES]
+ *           [-H SECONDS | -N SECONDS]
  *
+ * -q: the TOS of the request (default 0).
  * -H: once accepted, stay connected up to SECONDS and report the first
  * connection event the module causes ("held: RDMA_CM_EVENT_DISCONNECTED
  * from the module") or "held: still connected".
+ * -N: half-open: send the request from a queue pair that is not the id's
+ * (librdmacm then hands the module's answer over as CONNECT_RESPONSE
+ * instead of sending the RTU that completes the connection), print
+ * "half-open: answered, not completing" when the answer comes, and stay
+ * SECONDS (or until killed) without ever completing; exit 0.  A refusal
+ * is reported, and retried, as without -N.
  * MODE: valid, magic, major, flags, gen0, frag, credits, short, empty.
  * Prints "accepted ..." (exit 0) or "refused: REASON" (exit 3); exit 1 on
  * errors, 2 on usage.  rdma_cm over emulated rxe sometimes rejects a first
@@ -32,6 +40,8 @@
 
 static struct rdma_event_channel *ec;
 static int hold;	/* -H: seconds to stay connected after the accept */
+static int halfopen;	/* -N: seconds to leave the answer unanswered */
+static unsigned char tos;	/* -q */
 
 static int wait_event(enum rdma_cm_event_type want, struct rdma_cm_event **out)
 {
@@ -64,6 +74,7 @@ static size_t build(const char *mode, unsigned char *buf)
 		.credits = 16,
 		.hello = { .gen = 0x5ee12, .peer_gen = 0, .rx_next = 1,
 			   .tx_first = 1 },
+		.tos = tos,
 	};
 
 	memset(buf, 0, 56);
@@ -101,6 +112,7 @@ static int attempt(struct sockaddr_in *src, struct sockaddr_in *dst,
 	struct rdma_conn_param cp = { 0 };
 	struct ibv_pd *ibpd = NULL;
 	struct ibv_cq *cq = NULL;
+	struct ibv_qp *own = NULL;	/* -N: not the id's */
 	struct rds_ib_hs hs;
 	int ret = 1, r;
 
@@ -138,8 +150,14 @@ static int attempt(struct sockaddr_in *src, struct sockaddr_in *dst,
 	qa.cap.max_recv_wr = 4;
 	qa.cap.max_send_sge = 1;
 	qa.cap.max_recv_sge = 1;
-	if (rdma_create_qp(id, ibpd, &qa))
+	if (halfopen > 0) {
+		own = ibv_create_qp(ibpd, &qa);
+		if (!own)
+			goto out;
+		cp.qp_num = own->qp_num;
+	} else if (rdma_create_qp(id, ibpd, &qa)) {
 		goto out;
+	}
 	cp.private_data = pd;
 	cp.private_data_len = pdlen;
 	cp.responder_resources = 1;
@@ -151,6 +169,14 @@ static int attempt(struct sockaddr_in *src, struct sockaddr_in *dst,
 	if (rdma_get_cm_event(ec, &ev))
 		goto out;
 	switch (ev->event) {
+	case RDMA_CM_EVENT_CONNECT_RESPONSE:
+		/* -N: the module's answer, left without our RTU */
+		rdma_ack_cm_event(ev);
+		printf("half-open: answered, not completing\n");
+		fflush(stdout);
+		sleep(halfopen);
+		ret = 0;
+		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		r = rds_ib_hs_decode(ev->param.conn.private_data,
 				     ev->param.conn.private_data_len, &hs);
@@ -205,6 +231,8 @@ static int attempt(struct sockaddr_in *src, struct sockaddr_in *dst,
 out:
 	if (id && id->qp)
 		rdma_destroy_qp(id);
+	if (own)
+		ibv_destroy_qp(own);
 	if (cq)
 		ibv_destroy_cq(cq);
 	if (ibpd)
@@ -222,7 +250,7 @@ int main(int argc, char **argv)
 	unsigned char pd[56];
 	size_t pdlen;
 
-	while ((c = getopt(argc, argv, "s:d:p:m:r:H:")) != -1) {
+	while ((c = getopt(argc, argv, "s:d:p:m:q:r:H:N:")) != -1) {
 		switch (c) {
 		case 's': s = optarg; break;
 		case 'd': d = optarg; break;
@@ -230,6 +258,8 @@ int main(int argc, char **argv)
 		case 'm': mode = optarg; break;
 		case 'r': retries = atoi(optarg); break;
 		case 'H': hold = atoi(optarg); break;
+		case 'N': halfopen = atoi(optarg); break;
+		case 'q': tos = atoi(optarg); break;
 		default: goto usage;
 		}
 	}
@@ -254,7 +284,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hs_peer: no answer after %d attempts\n", i);
 	return ret == 4 ? 1 : ret;
 usage:
-	fprintf(stderr, "usage: %s -s SRC -d DST [-p PORT] [-m MODE] [-r N] [-H S]\n"
+	fprintf(stderr, "usage: %s -s SRC -d DST [-p PORT] [-m MODE] [-q TOS] [-r N] [-H S | -N S]\n"
 		"MODE: valid magic major flags gen0 frag credits short empty\n",
 		argv[0]);
 	return 2;

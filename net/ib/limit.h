@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Limits on what one peer can make this host hold: the rules, as pure
+ * code (no locks, no allocation), compiled into the module and into the
+ * user-space unit test tools/testing/unit/limit_test.
+ *
+ * The attempt timeout (cm.c): an attempt that is not up
+ * RDS_IB_ATTEMPT_TIMEOUT after it started is ended, whichever side
+ * started it.  Our own request is tried again later; a request we
+ * accepted whose peer never completes it (no RTU: a half-open attempt)
+ * gives back its queue pair and its receive buffers, which the IB CM
+ * would otherwise keep through all its retries of our reply (a minute
+ * or more).
+ *
+ * Connections per peer (peer.c): at most ib_peer_conn_max connections
+ * with one peer address hold an attempt (a queue pair) at once.  A
+ * request of the peer that would add one beyond it is refused
+ * (RDS_IB_HS_R_PEER_LIMIT); a request that replaces the attempt of a
+ * connection that has one adds nothing and is never refused for it; our
+ * own attempts are counted and never refused.
+ */
+#ifndef _RDS_IB_LIMIT_H
+#define _RDS_IB_LIMIT_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include "kshim.h"
+#endif
+
+/* What the attempt timeout does with the current attempt. */
+enum rds_ib_overdue {
+	RDS_IB_OVERDUE_NO = 0,		/* up, or not yet due */
+	RDS_IB_OVERDUE_ACTIVE,		/* our request: end, try again */
+	RDS_IB_OVERDUE_PASSIVE,		/* the peer's, never completed: end */
+};
+
+/* An attempt (active: our request) started at jiffies started, now is
+ * now: whether the timeout (in jiffies) ends it, and why.  Jiffies wrap:
+ * the interval is taken modulo the word, as time_after_eq() does.
+ */
+enum rds_ib_overdue rds_ib_attempt_overdue(bool active, bool up,
+					   unsigned long started,
+					   unsigned long now,
+					   unsigned long timeout);
+
+/* Whether a peer with conns connections holding an attempt may have one
+ * more under max (0: no bound).
+ */
+bool rds_ib_peer_admit(unsigned int conns, unsigned int max);
+
+#endif /* _RDS_IB_LIMIT_H */

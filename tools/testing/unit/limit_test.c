@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit test of net/ib/limit.c: the attempt timeout's verdict and the
+ * per-peer connection bound.
+ *
+ * The timeout: an attempt is ended exactly when it is not up and at least
+ * the timeout old, for either side, with the side told apart; across the
+ * wrap of jiffies (started just below the top of the word).
+ *
+ * The bound: a peer's connections come and go in random order (a new
+ * request, a replacement of a current attempt, an attempt of ours, an
+ * end), the module's bookkeeping replayed with rds_ib_peer_admit() as the
+ * only rule: the count never passes the bound through a request, and a
+ * request below the bound is never refused; replacements and attempts of
+ * ours are never refused; with 0, nothing is.  Negative controls: the
+ * same checks must fail with a rule that admits one too many and with one
+ * that refuses one too early.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "unit.h"
+#include "../../../net/ib/limit.h"
+
+static void test_overdue(void)
+{
+	static const unsigned long starts[] = { 0, 1000, ULONG_MAX - 5,
+						ULONG_MAX };
+	const unsigned long t = 15 * 250;
+	int before = failures;
+	unsigned int i;
+	long d;
+
+	for (i = 0; i < sizeof(starts) / sizeof(starts[0]); i++) {
+		unsigned long s = starts[i];
+
+		for (d = -3; d <= 3; d++) {
+			unsigned long now = s + t + d;
+			enum rds_ib_overdue want_a = d >= 0 ?
+				RDS_IB_OVERDUE_ACTIVE : RDS_IB_OVERDUE_NO;
+			enum rds_ib_overdue want_p = d >= 0 ?
+				RDS_IB_OVERDUE_PASSIVE : RDS_IB_OVERDUE_NO;
+
+			EXPECT(rds_ib_attempt_overdue(true, false, s, now, t) ==
+			       want_a, "active, start %lu, %+ld", s, d);
+			EXPECT(rds_ib_attempt_overdue(false, false, s, now, t) ==
+			       want_p, "passive, start %lu, %+ld", s, d);
+			EXPECT(rds_ib_attempt_overdue(true, true, s, now, t) ==
+			       RDS_IB_OVERDUE_NO, "up (active), %+ld", d);
+			EXPECT(rds_ib_attempt_overdue(false, true, s, now, t) ==
+			       RDS_IB_OVERDUE_NO, "up (passive), %+ld", d);
+		}
+		/* just started, and a clock read before the start (another
+		 * CPU): not due
+		 */
+		EXPECT(rds_ib_attempt_overdue(false, false, s, s, t) ==
+		       RDS_IB_OVERDUE_NO, "passive at its start %lu", s);
+		EXPECT(rds_ib_attempt_overdue(false, false, s, s - 1, t) ==
+		       RDS_IB_OVERDUE_NO, "passive, now before start %lu", s);
+	}
+	report("attempt timeout: ended exactly when due and not up, across the wrap",
+	       before);
+}
+
+typedef bool (*admit_fn)(unsigned int conns, unsigned int max);
+
+static bool admit_one_more(unsigned int conns, unsigned int max)
+{
+	return !max || conns <= max;
+}
+
+static bool admit_one_less(unsigned int conns, unsigned int max)
+{
+	return !max || conns + 1 < max;
+}
+
+/* about half of them hold an attempt at a time: above every bound tried */
+#define NCONN	600
+
+/* Replay a peer's connections under admit; the rule violations seen. */
+static unsigned int walk(admit_fn admit, unsigned int max, unsigned int steps)
+{
+	bool held[NCONN] = { false };
+	unsigned int count = 0, bad = 0, i, c;
+
+	for (i = 0; i < steps; i++) {
+		c = rnd() % NCONN;
+		switch (rnd() % 3) {
+		case 0:	/* a request of the peer for a connection */
+			if (held[c])
+				break;	/* a replacement: below */
+			if (admit(count, max)) {
+				held[c] = true;
+				count++;
+				if (max && count > max)
+					bad++;	/* a request passed the bound */
+			} else if (!max || count < max) {
+				bad++;		/* refused below the bound */
+			}
+			break;
+		case 1:	/* a replacement, or an attempt of ours: taken */
+			if (!held[c] && rnd() % 4096 == 0) {
+				held[c] = true;	/* ours (seldom: few of
+						 * them stay)
+						 */
+				count++;
+			}
+			break;
+		default:	/* an attempt ends */
+			if (held[c]) {
+				held[c] = false;
+				count--;
+			}
+			break;
+		}
+	}
+	return bad;
+}
+
+static void test_admit(void)
+{
+	static const unsigned int maxes[] = { 0, 1, 2, 4, 16, 128, 256 };
+	unsigned int i, bad;
+	int before = failures;
+
+	EXPECT(rds_ib_peer_admit(0, 0) && rds_ib_peer_admit(UINT_MAX, 0),
+	       "0: no bound");
+	EXPECT(rds_ib_peer_admit(0, 1) && !rds_ib_peer_admit(1, 1),
+	       "bound 1");
+	EXPECT(rds_ib_peer_admit(127, 128) && !rds_ib_peer_admit(128, 128) &&
+	       !rds_ib_peer_admit(129, 128), "bound 128, and above it");
+	for (i = 0; i < sizeof(maxes) / sizeof(maxes[0]); i++) {
+		bad = walk(rds_ib_peer_admit, maxes[i], 200000);
+		EXPECT(!bad, "bound %u: %u violations", maxes[i], bad);
+	}
+	report("peer bound: never passed by a request, never refused below it",
+	       before);
+
+	/* Negative controls: the walk sees a rule off by one. */
+	before = failures;
+	for (i = 1; i < sizeof(maxes) / sizeof(maxes[0]); i++) {
+		EXPECT(walk(admit_one_more, maxes[i], 200000),
+		       "one too many at bound %u not caught", maxes[i]);
+		EXPECT(walk(admit_one_less, maxes[i], 200000),
+		       "one too early at bound %u not caught", maxes[i]);
+	}
+	report("negative controls: rules off by one fail the walk", before);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) :
+				   (uint64_t)time(NULL);
+
+	rng = seed ? seed : 1;
+	printf("TAP version 13\n# seed %llu (rerun: %s %llu)\n",
+	       (unsigned long long)seed, argv[0], (unsigned long long)seed);
+	test_overdue();
+	test_admit();
+	printf("1..%d\n", tap_n);
+	return failures ? 1 : 0;
+}
