@@ -81,6 +81,23 @@ static void rds_conn_free(struct rds_connection *conn)
 	kfree(conn);
 }
 
+/* The connection, if there is one (it lives until its namespace or its
+ * transport goes away).
+ */
+struct rds_connection *rds_conn_find(struct net *net,
+				     const struct in6_addr *laddr,
+				     const struct in6_addr *faddr,
+				     struct rds_transport *trans,
+				     u8 tos, u32 scope_id)
+{
+	struct rds_connection *conn;
+
+	rcu_read_lock();
+	conn = rds_conn_lookup(net, laddr, faddr, trans, tos, scope_id);
+	rcu_read_unlock();
+	return conn;
+}
+
 /* Find the connection, or allocate and insert it without starting it.
  * Transports that pair connections (loopback) use this directly.
  */
@@ -93,9 +110,7 @@ struct rds_connection *rds_conn_find_or_alloc(struct net *net,
 	struct rds_connection *conn, *found;
 	int ret;
 
-	rcu_read_lock();
-	conn = rds_conn_lookup(net, laddr, faddr, trans, tos, scope_id);
-	rcu_read_unlock();
+	conn = rds_conn_find(net, laddr, faddr, trans, tos, scope_id);
 	if (conn)
 		return conn;
 

@@ -478,6 +478,11 @@ struct rds_connection *rds_conn_find_or_alloc(struct net *net,
 					      const struct in6_addr *faddr,
 					      struct rds_transport *trans,
 					      u8 tos, u32 scope_id, gfp_t gfp);
+struct rds_connection *rds_conn_find(struct net *net,
+				     const struct in6_addr *laddr,
+				     const struct in6_addr *faddr,
+				     struct rds_transport *trans,
+				     u8 tos, u32 scope_id);
 void rds_conn_destroy_trans(struct rds_transport *trans);
 void rds_conn_set_state(struct rds_connection *conn, int state,
 			const char *why);

@@ -223,11 +223,19 @@ void rds_ib_qp_event(struct ib_event *event, void *context)
 	struct rds_ib_conn *ic = context;
 	struct ib_qp *qp = event->element.qp;
 
-	if (qp != READ_ONCE(ic->i_qp))
+	if (qp != smp_load_acquire(&ic->i_qp))	/* then i_qp_id */
 		return;
 	switch (event->event) {
 	case IB_EVENT_QP_LAST_WQE_REACHED:
 		complete(&ic->i_last_wqe);
+		break;
+	case IB_EVENT_COMM_EST:
+		/* A frame of the peer came before its RTU (lost, or late):
+		 * the peer is up, tell the CM so that it stops waiting for
+		 * the RTU and our side comes up too (rxe raises no such
+		 * event; hardware devices do).  The id outlives the QP.
+		 */
+		rdma_notify(READ_ONCE(ic->i_qp_id), IB_EVENT_COMM_EST);
 		break;
 	case IB_EVENT_QP_FATAL:
 	case IB_EVENT_QP_REQ_ERR:
@@ -306,7 +314,8 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 	ret = rds_fault() ? -ENOMEM : rdma_create_qp(id, rdev->rd_pd, &attr);
 	if (ret)
 		goto err;
-	WRITE_ONCE(ic->i_qp, id->qp);
+	WRITE_ONCE(ic->i_qp_id, id);
+	smp_store_release(&ic->i_qp, id->qp);	/* after i_qp_id */
 	ret = rdev->rd_rx_ops->conn_start(ic);
 	if (ret) {
 		WRITE_ONCE(ic->i_qp, NULL);
@@ -691,6 +700,15 @@ static void rds_ib_cm_rd_atom(struct rds_ib_conn *ic,
  */
 static DEFINE_RATELIMIT_STATE(rds_ib_peer_limit_rs, 10 * HZ, 1);
 
+static void rds_ib_peer_refused(struct rdma_cm_id *cm_id, u8 tos,
+				unsigned int conns)
+{
+	if (__ratelimit(&rds_ib_peer_limit_rs))
+		pr_info("refused a connection from %pISc tos %u: it has %u connections with us (ib_peer_conn_max %u)\n",
+			&cm_id->route.addr.dst_addr, tos, conns,
+			READ_ONCE(rds_ib_peer_conn_max));
+}
+
 /* offer: our handshake; or ml: a request of the kernel's RDS (ml.h). */
 static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 			    const struct rds_ib_hs *offer,
@@ -707,6 +725,7 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	const char *why = "accept failed";
 	u8 minor = 0, tos = ml ? ml->ml.tos : offer->tos;
 	bool replacing = false;
+	unsigned int conns;
 	u32 scope_id;
 	int ret;
 
@@ -723,6 +742,17 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 			    &faddr) ||
 	    rds_ib_addr_req_scope(cm_id, &laddr, &faddr, &scope_id))
 		goto refuse;
+	/* A peer at its limit (peer.c) makes us allocate nothing for a
+	 * connection it would add; rds_ib_peer_take() below decides for
+	 * the rest.
+	 */
+	if (!rds_ib_peer_room(&faddr, scope_id, &conns) &&
+	    !rds_conn_find(&init_net, &laddr, &faddr, &rds_ib_transport, tos,
+			   scope_id)) {
+		reason = RDS_IB_HS_R_PEER_LIMIT;
+		rds_ib_peer_refused(cm_id, tos, conns);
+		goto refuse;
+	}
 	conn = rds_conn_find_or_alloc(&init_net, &laddr, &faddr,
 				      &rds_ib_transport, tos, scope_id, GFP_KERNEL);
 	if (IS_ERR(conn))
@@ -749,11 +779,7 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	/* A connection the peer adds must fit its limit (peer.c). */
 	if (!rds_ib_peer_take(ic, !replacing)) {
 		reason = RDS_IB_HS_R_PEER_LIMIT;
-		if (__ratelimit(&rds_ib_peer_limit_rs))
-			pr_info("refused a connection from %pISc tos %u: it has %u connections with us (ib_peer_conn_max %u)\n",
-				&cm_id->route.addr.dst_addr, tos,
-				rds_ib_peer_conns(ic),
-				READ_ONCE(rds_ib_peer_conn_max));
+		rds_ib_peer_refused(cm_id, tos, rds_ib_peer_conns(ic));
 		goto unlock;
 	}
 	a = rds_ib_attempt_new(ic, cm_id);

@@ -310,6 +310,9 @@ struct rds_ib_conn {
 						 * i_lock by /proc)
 						 */
 	struct ib_qp		*i_qp;
+	struct rdma_cm_id	*i_qp_id;	/* i_qp's, set before it; it
+						 * outlives i_qp (reaped later)
+						 */
 	struct ib_cq		*i_send_cq;
 	struct rds_ib_send_slot	*i_ring;	/* i_send_nr + 1 slots */
 	/* data slots of i_ring and how many data frames may go unsignalled
@@ -513,6 +516,10 @@ void rds_ib_peer_put(struct rds_ib_conn *ic);
 bool rds_ib_peer_take(struct rds_ib_conn *ic, bool bounded);
 void rds_ib_peer_leave(struct rds_ib_conn *ic);
 unsigned int rds_ib_peer_conns(const struct rds_ib_conn *ic);
+bool rds_ib_peer_room(const struct in6_addr *addr, u32 scope,
+		      unsigned int *conns);
+void rds_ib_peer_init(void);
+void rds_ib_peer_exit(void);
 
 /* trans.c */
 int rds_ib_counts_show(char *buf, const char *const *keys,

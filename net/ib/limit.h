@@ -13,8 +13,10 @@
  * or more).
  *
  * Connections per peer (peer.c): at most ib_peer_conn_max connections
- * with one peer address hold an attempt (a queue pair) at once.  A
- * request of the peer that would add one beyond it is refused
+ * with one peer address that the peer adds hold an attempt (a queue
+ * pair) at once (ours, and a replacement racing with a request, may
+ * take the count above it).  A request of the peer that would add one
+ * beyond it is refused
  * (RDS_IB_HS_R_PEER_LIMIT); a request that replaces the attempt of a
  * connection that has one adds nothing and is never refused for it; our
  * own attempts are counted and never refused.

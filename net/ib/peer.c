@@ -37,35 +37,85 @@ module_param_named(ib_peer_conn_max, rds_ib_peer_conn_max, uint, 0644);
 MODULE_PARM_DESC(ib_peer_conn_max,
 		 "Connections one peer address may have with this host (0: no bound; default 128)");
 
+/* A peer is its address and, for a link-local one, the interface
+ * (c_bound_if: 0 for any other): two hosts may use the same link-local
+ * address on two links.
+ */
 struct rds_ib_peer {
 	struct hlist_node	p_node;		/* rds_ib_peers */
 	struct in6_addr		p_addr;
+	u32			p_scope;
 	unsigned int		p_refs;		/* connections of the peer */
 	atomic_t		p_conns;	/* of them, those holding a place */
 };
 
 #define RDS_IB_PEER_BITS	8
 
-/* protects rds_ib_peers and each entry's p_refs (a leaf: taken under
- * i_cm_mutex or none)
+/* protects rds_ib_peers and each entry's p_refs; a leaf, taken in
+ * process context only (connection allocation and freeing, the accept
+ * handler), with no other lock of ours held or with i_cm_mutex
  */
 static DEFINE_SPINLOCK(rds_ib_peer_lock);
 static DEFINE_HASHTABLE(rds_ib_peers, RDS_IB_PEER_BITS);
+/* random: the addresses are the peers' choice */
+static u32 rds_ib_peer_seed __read_mostly;
 
-static u32 rds_ib_peer_hash(const struct in6_addr *addr)
+static u32 rds_ib_peer_hash(const struct in6_addr *addr, u32 scope)
 {
-	return jhash(addr, sizeof(*addr), 0);
+	return jhash_2words(ipv6_addr_hash(addr), scope, rds_ib_peer_seed);
 }
 
-static struct rds_ib_peer *rds_ib_peer_find(const struct in6_addr *addr)
+static struct rds_ib_peer *rds_ib_peer_find(const struct in6_addr *addr,
+					    u32 scope)
 {
 	struct rds_ib_peer *p;
 
 	lockdep_assert_held(&rds_ib_peer_lock);
-	hash_for_each_possible(rds_ib_peers, p, p_node, rds_ib_peer_hash(addr))
-		if (ipv6_addr_equal(&p->p_addr, addr))
+	hash_for_each_possible(rds_ib_peers, p, p_node,
+			       rds_ib_peer_hash(addr, scope))
+		if (ipv6_addr_equal(&p->p_addr, addr) && p->p_scope == scope)
 			return p;
 	return NULL;
+}
+
+void rds_ib_peer_init(void)
+{
+	rds_ib_peer_seed = get_random_u32();
+}
+
+/* Module exit, every connection freed: no entry may be left. */
+void rds_ib_peer_exit(void)
+{
+	struct rds_ib_peer *p;
+	unsigned int bkt;
+
+	spin_lock(&rds_ib_peer_lock);
+	hash_for_each(rds_ib_peers, bkt, p, p_node)
+		WARN_ONCE(1, "peer %pI6c left with %u connections\n",
+			  &p->p_addr, p->p_refs);
+	spin_unlock(&rds_ib_peer_lock);
+}
+
+/* Whether the peer addr (scope) may add a connection: false when it has
+ * an entry at ib_peer_conn_max.  Read before anything is allocated for
+ * a request of the peer (cm.c); rds_ib_peer_take() decides.
+ */
+bool rds_ib_peer_room(const struct in6_addr *addr, u32 scope,
+		      unsigned int *conns)
+{
+	unsigned int max = READ_ONCE(rds_ib_peer_conn_max);
+	struct rds_ib_peer *p;
+	bool room = true;
+
+	*conns = 0;
+	spin_lock(&rds_ib_peer_lock);
+	p = rds_ib_peer_find(addr, scope);
+	if (p) {
+		*conns = atomic_read(&p->p_conns);
+		room = rds_ib_peer_admit(*conns, max);
+	}
+	spin_unlock(&rds_ib_peer_lock);
+	return room;
 }
 
 /* A new connection (rds_ib_conn_alloc()): its peer's entry, made if it
@@ -74,21 +124,24 @@ static struct rds_ib_peer *rds_ib_peer_find(const struct in6_addr *addr)
 int rds_ib_peer_get(struct rds_ib_conn *ic, gfp_t gfp)
 {
 	const struct in6_addr *addr = &ic->i_conn->c_faddr;
+	u32 scope = ic->i_conn->c_bound_if;
 	struct rds_ib_peer *p, *fresh;
 
 	fresh = kzalloc(sizeof(*fresh), gfp);
 	if (!fresh)
 		return -ENOMEM;
-	spin_lock_bh(&rds_ib_peer_lock);
-	p = rds_ib_peer_find(addr);
+	spin_lock(&rds_ib_peer_lock);
+	p = rds_ib_peer_find(addr, scope);
 	if (!p) {
 		p = fresh;
 		fresh = NULL;
 		p->p_addr = *addr;
-		hash_add(rds_ib_peers, &p->p_node, rds_ib_peer_hash(addr));
+		p->p_scope = scope;
+		hash_add(rds_ib_peers, &p->p_node,
+			 rds_ib_peer_hash(addr, scope));
 	}
 	p->p_refs++;
-	spin_unlock_bh(&rds_ib_peer_lock);
+	spin_unlock(&rds_ib_peer_lock);
 	kfree(fresh);
 	ic->i_peer = p;
 	return 0;
@@ -103,11 +156,11 @@ void rds_ib_peer_put(struct rds_ib_conn *ic)
 	if (!p)
 		return;
 	WARN_ON_ONCE(ic->i_peer_held);
-	spin_lock_bh(&rds_ib_peer_lock);
+	spin_lock(&rds_ib_peer_lock);
 	last = !--p->p_refs;
 	if (last)
 		hash_del(&p->p_node);
-	spin_unlock_bh(&rds_ib_peer_lock);
+	spin_unlock(&rds_ib_peer_lock);
 	if (last)
 		kfree(p);
 	ic->i_peer = NULL;

@@ -299,6 +299,7 @@ int rds_ib_init(void)
 {
 	int ret;
 
+	rds_ib_peer_init();
 	rds_ib_sysctl_hdr = register_net_sysctl(&init_net, "net/rds/ib",
 						rds_ib_sysctl_table);
 	if (!rds_ib_sysctl_hdr)
@@ -335,6 +336,7 @@ void rds_ib_exit(void)
 	rds_cong_flush_sends();
 	/* Tears down every IB connection (rds_ib_conn_free). */
 	rds_trans_unregister(&rds_ib_transport);
+	rds_ib_peer_exit();
 	destroy_workqueue(rds_ib_wq);
 	rds_ib_device_exit();
 	unregister_net_sysctl_table(rds_ib_sysctl_hdr);

@@ -13,8 +13,11 @@
 # where it was before the request), the connection down, one line in the
 # log.  The IB CM alone would resend the answer for a minute or more
 # before giving up.  Then the peer goes, and a normal request from it on
-# the same TOS is accepted and comes up (connects +1).  The negative
-# module halfopen (the timeout for our own requests only) must fail it.
+# the same TOS is accepted and comes up (connects +1).  Host 1's bound on
+# connections per peer (net.rds.ib.peer_conn_max) is meanwhile one above
+# what the peer holds: the normal request is accepted only if the ended
+# attempt gave its place back.  The negative module halfopen (the timeout
+# for our own requests only) must fail it.
 . "$(dirname "$0")/lib.sh"
 
 peer=$RDS_BUILD/peer/hs_peer
@@ -39,7 +42,20 @@ conn_state_is() {
 	[ "$(conn_state)" = "$1" ]
 }
 
+# places: host 1's connections with the peer that hold an attempt.
+places() {
+	awk -v p="$RDS_PEER" '$2 == p && $5 != "down" { n++ } END { print n + 0 }' \
+		/proc/net/rds/connections
+}
+
 if [ "$RDS_HOST" = 1 ]; then
+	S=/proc/sys/net/rds/ib
+	max0=$(cat $S/peer_conn_max)
+	# Whatever happens to the test, the next ones get it back.
+	trap 'echo "$max0" > $S/peer_conn_max' EXIT
+	max=$(( $(places) + 1 ))
+	echo $max > $S/peer_conn_max
+	echo "# host 1: peer_conn_max $max (the peer holds $((max - 1)))"
 	free0=$(srq_free)
 	acc0=$(ib_handshakes accepted)
 	to0=$(ib_counter accept_timeouts)
@@ -55,6 +71,9 @@ if [ "$RDS_HOST" = 1 ]; then
 	check "the request was accepted" wait_for 10 accepted
 	check "the half-open attempt holds receive buffers (srq_free $free0 -> $held)" \
 		test "$held" -lt "$free0"
+	# The whole row (state, its age, the last reason it went down).
+	awk -v p="$RDS_PEER" -v t="$TOS" '$2 == p && $3 == t { print "# host 1: " $0 }' \
+		/proc/net/rds/connections
 	check "its connection is connecting ($(conn_state))" conn_state_is connecting
 	ended() {
 		[ "$(ib_counter accept_timeouts)" -gt "$to0" ] &&
@@ -73,6 +92,7 @@ if [ "$RDS_HOST" = 1 ]; then
 	check "the end logged" logged
 	barrier checked $((TIMEOUT + MARGIN + 120)) || ksft_fail "barrier checked"
 	barrier normal 180 || ksft_fail "barrier normal"
+	echo "# host 1: places of the peer $(places), peer_conn_max $(cat $S/peer_conn_max)"
 	check "a normal connection from the same peer came up (connects +$(( $(ib_counter connects) - conn0 )))" \
 		test $(( $(ib_counter connects) - conn0 )) -ge 1
 	check "receive buffers back once it closed (srq_free $(srq_free) >= $free0)" \

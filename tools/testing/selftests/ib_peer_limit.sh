@@ -9,8 +9,10 @@
 # with the reason "peer limit", counted in ib_handshakes peer_limit (+1)
 # and logged with the peer's address and count; the three first are still
 # up on host 1 and none was reset.  With the bound off (0) the same
-# request is accepted: the refusal was the bound's.  Host 1's heartbeat is
-# off meanwhile (the peer answers none).
+# request is accepted: the refusal was the bound's.  Then the four go;
+# once their connections are down on host 1, the bound is 3 again and
+# three new ones (TOS 225..227) must be accepted: the places were given
+# back.  Host 1's heartbeat is off meanwhile (the peer answers none).
 . "$(dirname "$0")/lib.sh"
 
 peer=$RDS_BUILD/peer/hs_peer
@@ -28,6 +30,10 @@ up_tos() {
 }
 not_up_tos() {
 	! up_tos "$1"
+}
+down_tos() {
+	[ "$(awk -v p="$ALIAS" -v t="$1" '$2 == p && $3 == t { print $5 }' \
+		/proc/net/rds/connections)" = down ]
 }
 # The alias has a GID on host 2's port (rdma_cm needs it).
 # shellcheck disable=SC2086
@@ -69,6 +75,18 @@ if [ "$RDS_HOST" = 1 ]; then
 	barrier again 120 || ksft_fail "barrier again"
 	check "with no bound it was accepted (peer_limit +$(( $(ib_handshakes peer_limit) - lim0 )), accepted +$(( $(ib_handshakes accepted) - acc0 )))" \
 		test $(( $(ib_handshakes accepted) - acc0 )) -ge $((MAX + 1))
+	barrier gone 120 || ksft_fail "barrier gone"
+	for t in 221 222 223 224; do
+		check "TOS $t down once its peer went" wait_for 60 down_tos $t
+	done
+	echo $MAX > $S/peer_conn_max
+	lim1=$(ib_handshakes peer_limit)
+	acc1=$(ib_handshakes accepted)
+	barrier bound 60 || ksft_fail "barrier bound"
+	barrier refill 300 || ksft_fail "barrier refill"
+	check "bound $MAX again: $MAX new ones accepted (accepted +$(( $(ib_handshakes accepted) - acc1 )), peer_limit +$(( $(ib_handshakes peer_limit) - lim1 )))" \
+		test $(( $(ib_handshakes accepted) - acc1 )) = $MAX -a \
+		"$(ib_handshakes peer_limit)" = "$lim1"
 	barrier end $((HOLD + 120)) || ksft_fail "barrier end"
 else
 	pids=()
@@ -105,6 +123,20 @@ else
 		check "TOS $t: the module never ended it" \
 			bash -c "! grep -q '^held: RDMA_CM_EVENT' /tmp/limit.$t"
 	done
+	barrier gone 120 || ksft_fail "barrier gone"
+	barrier bound 60 || ksft_fail "barrier bound"
+	for t in 225 226 227; do
+		"$peer" -s "$ALIAS" -d "$RDS_PEER" -q $t -H "$(scaled $HOLD)" \
+			> /tmp/limit.$t 2>&1 &
+		pids+=($!)
+		wait_for 60 grep -q '^\(accepted\|refused\)' /tmp/limit.$t
+		check "TOS $t accepted ($(head -n 1 /tmp/limit.$t))" \
+			grep -q '^accepted' /tmp/limit.$t
+	done
+	barrier refill 300 || ksft_fail "barrier refill"
+	kill "${pids[@]}"
+	wait "${pids[@]}"
+	pids=()
 	check "alias removed" ip addr del "$ALIAS/24" dev "$RDS_IFACE"
 	barrier end $((HOLD + 120)) || ksft_fail "barrier end"
 fi
