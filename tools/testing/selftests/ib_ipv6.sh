@@ -3,7 +3,8 @@
 #
 # IPv6 over IB between the two hosts (rxe), over our module (loaded by
 # the plan's `load`).  Each host adds fd00::H/64 to the rxe netdev and
-# fd01::H/64 to a dummy netdev (an address no RDMA device serves), waits
+# fd01::H/64 to one end of a veth pair (an address no RDMA device serves;
+# veth, not dummy: the debug kernels have no dummy netdev), waits
 # until rxe lists its global and link-local addresses as GIDs, and hands
 # its link-local address to the peer.  Then:
 #   ib_ipv6_test   bind() of every IPv6 address class (mainline's errno),
@@ -45,13 +46,14 @@ print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$1")" \
 		/sys/class/infiniband/"$RDS_RXE"/ports/1/gids/* 2>/dev/null
 }
 
-ip link add rdsv6dummy type dummy && ip link set rdsv6dummy up &&
-	ip -6 addr add "$other/64" dev rdsv6dummy nodad
+ip link add rdsv6veth type veth peer name rdsv6peer &&
+	ip link set rdsv6peer up && ip link set rdsv6veth up &&
+	ip -6 addr add "$other/64" dev rdsv6veth nodad
 # has_addr DEV ADDR: ADDR is an IPv6 address of DEV.
 has_addr() {
 	ip -6 -o addr show dev "$1" | grep -q " $2/"
 }
-check "$other on a dummy netdev" has_addr rdsv6dummy "$other"
+check "$other on a veth netdev" has_addr rdsv6veth "$other"
 check "$me on $RDS_IFACE" ip -6 addr add "$me/64" dev "$RDS_IFACE" nodad
 check "$RDS_IFACE has a link-local address" wait_for 30 ll_ready
 ll=$(ll_addr)
@@ -120,5 +122,5 @@ run6 global 6100 "$me" "$peer"
 run6 linklocal 6110 "$ll%$RDS_IFACE" "$peer_ll%$RDS_IFACE"
 cat /proc/net/rds/connections | sed 's/^/# /'
 
-ip link del rdsv6dummy
+ip link del rdsv6veth
 ib_test_end

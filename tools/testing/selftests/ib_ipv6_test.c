@@ -11,7 +11,7 @@
  *   RDS6_LL, RDS6_PEER_LL     the link-local addresses of the same
  *   RDS6_IFINDEX              the rxe netdev's index (their scope id)
  *   RDS6_OTHER                a global address of this host on a netdev
- *                             no RDMA device serves (a dummy)
+ *                             no RDMA device serves (a veth)
  *
  * Tests:
  *   bind_classes  mainline's errno for each class: local RDMA global and
