@@ -6,10 +6,10 @@
  * A bind succeeds only where a transport can carry the socket's traffic:
  * the loopback transport on 127/8 and ::1, the IB transport on an address
  * of an RDMA device (HOST_ADDR, rxe0 on eth0).  Every other address class
- * (local but on no RDMA device, v4 or v6; a link-local v6 address, as
- * long as there is no IPv6 over IB; remote; any address in another
- * namespace, see netns_test) is refused with EADDRNOTAVAIL, as the
- * kernel's RDS with only rds_rdma loaded refuses it, with one log line.
+ * (local but on no RDMA device, v4 or v6, link-local included; remote;
+ * any address in another namespace, see netns_test) is refused with
+ * EADDRNOTAVAIL, as the kernel's RDS with only rds_rdma loaded refuses
+ * it, with one log line.
  */
 #include <fcntl.h>
 #include <ifaddrs.h>
@@ -340,8 +340,24 @@ TEST(link_local_needs_scope)
 	close(fd);
 }
 
-/* The first IPv6 link-local address of the host and its interface. */
-static int find_link_local(struct sockaddr_in6 *out)
+/* Whether an RDMA device has a port on netdev name (its GID table names
+ * the netdevs it serves: /sys/class/infiniband/DEV/ports/P/gid_attrs/
+ * ndevs/N).
+ */
+static int rdma_serves(const char *name)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd),
+		 "grep -qsx '%s' /sys/class/infiniband/*/ports/*/gid_attrs/ndevs/*",
+		 name);
+	return system(cmd) == 0;
+}
+
+/* The first IPv6 link-local address of a netdev that an RDMA device
+ * serves (rdma 1) or that none serves (rdma 0), with its scope id.
+ */
+static int find_link_local(struct sockaddr_in6 *out, int rdma)
 {
 	struct ifaddrs *ifa, *i;
 	int found = 0;
@@ -352,7 +368,8 @@ static int find_link_local(struct sockaddr_in6 *out)
 		struct sockaddr_in6 *a = (struct sockaddr_in6 *)i->ifa_addr;
 
 		if (!a || a->sin6_family != AF_INET6 ||
-		    !IN6_IS_ADDR_LINKLOCAL(&a->sin6_addr))
+		    !IN6_IS_ADDR_LINKLOCAL(&a->sin6_addr) ||
+		    rdma_serves(i->ifa_name) != rdma)
 			continue;
 		*out = *a;
 		out->sin6_scope_id = if_nametoindex(i->ifa_name);
@@ -362,25 +379,49 @@ static int find_link_local(struct sockaddr_in6 *out)
 	return found;
 }
 
-/* A link-local address of the host is refused while the IB transport
- * carries no IPv6 (the loopback transport takes only ::1).
+/* The link-local address of the RDMA netdev (rxe0's eth0) binds, with
+ * its scope id: IPv6 over IB.
  */
-TEST(link_local_refused)
+TEST(link_local_of_rdma_binds)
 {
 	struct sockaddr_in6 ll;
 	int fd, tries;
 
 	/* DAD may still be running on a fresh boot */
-	for (tries = 0; tries < 50 && !find_link_local(&ll); tries++)
+	for (tries = 0; tries < 50 && !find_link_local(&ll, 1); tries++)
 		usleep(100000);
 	if (tries == 50)
-		SKIP(return, "no IPv6 link-local address");
+		SKIP(return, "no link-local address on a netdev of an RDMA device");
 	fd = rds_socket();
 	ASSERT_LE(0, fd);
 	ll.sin6_port = htons(4015);
+	EXPECT_EQ(0, bind(fd, (struct sockaddr *)&ll, sizeof(ll)))
+		TH_LOG("bind: %s", strerror(errno));
+	close(fd);
+}
+
+/* A link-local address of a netdev that no RDMA device serves (one end
+ * of a veth pair made for the test) is refused: EADDRNOTAVAIL.
+ */
+TEST(link_local_of_non_rdma_refused)
+{
+	struct sockaddr_in6 ll = { .sin6_family = AF_INET6 };
+	int fd;
+
+	ip("link del rdsbind0");
+	if (ip("link add rdsbind0 type veth peer name rdsbind1") ||
+	    ip("link set rdsbind1 up") || ip("link set rdsbind0 up") ||
+	    ip("-6 addr add fe80::5d5/64 dev rdsbind0 nodad"))
+		SKIP(ip("link del rdsbind0"); return, "no veth netdev");
+	inet_pton(AF_INET6, "fe80::5d5", &ll.sin6_addr);
+	ll.sin6_scope_id = if_nametoindex("rdsbind0");
+	ll.sin6_port = htons(4015);
+	fd = rds_socket();
+	ASSERT_LE(0, fd);
 	EXPECT_EQ(-1, bind(fd, (struct sockaddr *)&ll, sizeof(ll)));
 	EXPECT_EQ(EADDRNOTAVAIL, errno);
 	close(fd);
+	ip("link del rdsbind0");
 }
 
 TEST(connect_and_getpeername)
