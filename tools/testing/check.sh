@@ -12,11 +12,12 @@
 #      modprobe configuration agree with the module (version-check.sh);
 #      the manuals render and name what the code has (doc-check.sh)
 #   5. the VM selftests: the one-host suite of every series (two side by
-#      side), the two-host suite whole on the default series and without
-#      its default-series tests on the others; on the default series the
-#      wire peer's tests (conformance, hostile input, a 30 s fuzz run),
-#      rds-stress over the kernel's own RDS, rds-stress -D (RDMA) over
-#      ours and the short fault form
+#      side); one two-host boot per series: on the default series the
+#      two-host suite whole, the wire peer's tests (conformance, hostile
+#      input, a 30 s fuzz run), rds-stress -D (RDMA) over ours,
+#      rds-stress over the kernel's own RDS with the mixed pairs and the
+#      short fault form; on the others the two-host suite without its
+#      default-series tests and the mixed pairs
 #   6. negative controls (two side by side): the harness must fail a
 #      failing test, a guest that
 #      WARNs, a guest that hangs, a splat after a test ended, a crash and
@@ -156,11 +157,7 @@ step "rds-stress build and host checks (UDP shim)" make -C tools/rds-stress chec
 step "kernel-log verdict on fixtures (lockdep of the kernel's rds_rdma, markers, allocfail)" \
 	tools/testing/vm/klog-check.sh
 
-# 5. VM selftests, renumbered into this stream: the one-host suite on every
-# kernel series, the two-host suite (whole on the default series, without
-# its default-series tests on the others), rds-stress over the kernel's own
-# RDS and rds-stress -D (RDMA, the MR pool seed scenario, a link cut) over
-# ours on the default.
+# 5. VM selftests, renumbered into this stream (see the top).
 # plan_tests FLAG FILE...: how many tests the plans list (run-tests'
 # reading: one a line, "#" starts a comment), leaving out those that carry
 # FLAG (none if FLAG is empty).
@@ -233,13 +230,6 @@ vm_report() {
 	fi
 }
 
-vm_suite() {	# vm_suite LABEL "PLAN FILES" RUN-TESTS-ARGS...
-	local label=$1 plans=$2
-	shift 2
-	vm_run "$label" "$@"
-	vm_report "$label" "$plans"
-}
-
 st=tools/testing/selftests
 # The one-host suites of every series, two at a time: a one-host guest
 # takes one host CPU (its two vCPUs share one thread: thread=single TCG
@@ -263,45 +253,41 @@ wait
 for k in $vm_kvers; do
 	vm_report "vm $k one-host" "$st/one-host.tests"
 done
-# The two-host suite: whole on the default series; on the others without
-# the tests flagged default-series (protocol logic, the main job and the
-# harness, the same on every series: see two-host.tests), 4 minutes saved.
-# Without the default series among them, the first runs it whole.
+# The two-host runs, one boot per series (booting two guests and setting
+# up rxe costs about a minute each time): on the default series the
+# two-host suite whole, then the wire peer's tests (they speak to our
+# module from user space over librdmacm: our protocol code, the same on
+# every series; make wire-peer KVER=... runs them on another), rds-stress
+# -D (RDMA) over ours, rds-stress over the kernel's own RDS with the mixed
+# pairs, and the short fault form last (each list leaves no RDS module
+# loaded behind it).  On the other series the two-host suite without its
+# tests flagged default-series (protocol logic, the main job and the
+# harness, the same on every series: see two-host.tests), and the mixed
+# pairs (the kernel's RDS differs by series).  Without the default series
+# among them, the first runs the default one's lists.
 full=$kver
 case " $(echo $vm_kvers) " in
 *" $kver "*) ;;
 *) full=$(echo $vm_kvers | cut -d' ' -f1) ;;
 esac
+vm=tools/testing/vm
 for k in $vm_kvers; do
 	if [ "$k" = "$full" ]; then
-		vm_suite "vm $k two-host" "$st/two-host.tests" --kver "$k" \
-			--topology two
+		plans="$st/two-host.tests $vm/wire-peer.tests $vm/rdma-stress.tests"
+		plans="$plans $vm/rds-stress.tests $vm/faults-short.tests"
+		drop=
 	else
-		vm_run "vm $k two-host" --kver "$k" --topology two \
-			--drop-flag default-series
-		vm_report "vm $k two-host" "$st/two-host.tests" default-series
+		plans="$st/two-host.tests $vm/mainline-pair.tests"
+		drop=default-series
 	fi
+	args=()
+	for p in $plans; do
+		args+=(--plan "$p")
+	done
+	vm_run "vm $k two-host" --kver "$k" --topology two \
+		${drop:+--drop-flag $drop} "${args[@]}"
+	vm_report "vm $k two-host" "$plans" $drop
 done
-# The wire peer speaks to our module from user space over librdmacm: what
-# it tests is our protocol code, the same on every series, so it runs on
-# the default one only (6 minutes saved of a 90-minute CI budget; make
-# wire-peer KVER=... runs it on another).
-vm_suite "vm $kver wire-peer" tools/testing/vm/wire-peer.tests --kver "$kver" \
-	--topology two --plan tools/testing/vm/wire-peer.tests
-vm_suite "vm $kver rds-stress/mainline" tools/testing/vm/rds-stress.tests \
-	--kver "$kver" --topology two --plan tools/testing/vm/rds-stress.tests
-# The mixed pairs speak the kernel's RDS, whose code differs by series:
-# on the other series too.
-for k in $vm_kvers; do
-	[ "$k" = "$kver" ] && continue
-	vm_suite "vm $k mainline pairs" tools/testing/vm/mainline-pair.tests \
-		--kver "$k" --topology two \
-		--plan tools/testing/vm/mainline-pair.tests
-done
-vm_suite "vm $kver rds-stress/rdma-ours" tools/testing/vm/rdma-stress.tests \
-	--kver "$kver" --topology two --plan tools/testing/vm/rdma-stress.tests
-vm_suite "vm $kver faults (short form)" tools/testing/vm/faults-short.tests \
-	--kver "$kver" --topology two --plan tools/testing/vm/faults-short.tests
 
 # 6. Negative controls: each run must end as its line says (exit status,
 # the final counts, a line of its report).  They are one-host runs: two

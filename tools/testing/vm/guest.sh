@@ -141,17 +141,19 @@ check_between() {
 
 run_one() {
 	local idx=$1 name=$2 tmo=$3 flags=$4 exe rc why="" t0 problem f af
-	local envs=()
+	local envs=() prog=${2%%@*}
 	# Flags of the form VAR=VALUE go to the test's environment.
 	for f in $flags; do
 		[[ $f == [A-Z]*=* ]] && envs+=("$f")
 	done
-	if [ -x "$TOP/tools/testing/selftests/$name.sh" ]; then
-		exe=$TOP/tools/testing/selftests/$name.sh
-	elif [ -x "$TOP/tools/testing/vm/negative/$name.sh" ]; then
-		exe=$TOP/tools/testing/vm/negative/$name.sh
+	# NAME@TAG (run-tests names so a test that comes again in a later
+	# plan of the same boot): the program NAME, results and log as NAME@TAG.
+	if [ -x "$TOP/tools/testing/selftests/$prog.sh" ]; then
+		exe=$TOP/tools/testing/selftests/$prog.sh
+	elif [ -x "$TOP/tools/testing/vm/negative/$prog.sh" ]; then
+		exe=$TOP/tools/testing/vm/negative/$prog.sh
 	else
-		exe=$TOP/build/selftests/$name
+		exe=$TOP/build/selftests/$prog
 	fi
 	export RDS_TEST=$name
 	check_between "$idx"
