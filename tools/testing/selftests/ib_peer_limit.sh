@@ -7,7 +7,8 @@
 # of the peer counts), host 2's user-space peer (hs_peer) opens TOS
 # 221..223, each held open: all accepted.  A request for TOS 224 is refused
 # with the reason "peer limit", counted in ib_handshakes peer_limit (+1)
-# and logged with the peer's address and count; the three first are still
+# and logged with the peer's address and count, and nothing is allocated
+# for it (no connection row); the three first are still
 # up on host 1 and none was reset.  With the bound off (0) the same
 # request is accepted: the refusal was the bound's.  Then the four go;
 # once their connections are down on host 1, the bound is 3 again and
@@ -30,6 +31,11 @@ up_tos() {
 }
 not_up_tos() {
 	! up_tos "$1"
+}
+# no_row_tos T: host 1 has no connection with the alias on TOS T at all.
+no_row_tos() {
+	! awk -v p="$ALIAS" -v t="$1" '$2 == p && $3 == t { f = 1 } END { exit !f }' \
+		/proc/net/rds/connections
 }
 down_tos() {
 	[ "$(awk -v p="$ALIAS" -v t="$1" '$2 == p && $3 == t { print $5 }' \
@@ -64,6 +70,9 @@ if [ "$RDS_HOST" = 1 ]; then
 		check "TOS $t up" wait_for 10 up_tos $t
 	done
 	check "TOS 224 not up" not_up_tos 224
+	# The bound is read before anything is allocated for the request.
+	check "TOS 224: no connection allocated (no row in /proc/net/rds/connections)" \
+		no_row_tos 224
 	check "no connection reset (resets +$(( $(ib_counter resets) - resets0 )))" \
 		test "$(ib_counter resets)" = "$resets0"
 	logged() {
