@@ -16,11 +16,13 @@ listening() {
 	ss -ltn 2> /dev/null | grep -q ':19765 '
 }
 # run PATTERN QPERF-ARGS...: qperf must finish and print PATTERN.  Each
-# test has a server of its own, started here and stopped after it: one
-# server for every test refused some control connections ("connect
-# failed: Connection refused"; it makes a new listening socket after each
-# test, and a client could find the old one in ss and connect as it
-# closed).  A server that never listens (its bind failed) fails the test.
+# test's server child makes a TCP socket for its exchange with the client
+# and writes the socket's port to the client *before* it calls listen()
+# on it (strace in the guest: getsockname, write(port), listen): a client
+# that connects in between is refused ("connect failed: Connection
+# refused").  That is qperf's race, not RDS's (the RDS sockets come
+# later), more likely on one guest over loopback.  Such an attempt is
+# retried, counted with its reason, up to 8 a second apart.
 run() {
 	local pattern=$1 server rc
 	shift
