@@ -17,7 +17,8 @@
  *   cong_map_merged         the congestion map of HOST_ADDR changes
  *                           thousands of times while a connection from it
  *                           to DEAD_PEER is down: one map message waits
- *                           on it, not one per change (messages_live)
+ *                           on it, not one per change (messages_live,
+ *                           once the flips' own messages are acknowledged)
  *   heartbeat_ms_max        net.rds.ib.heartbeat_ms refuses values above
  *                           its documented maximum (EINVAL)
  *   connect_keeps_bound_scope
@@ -230,13 +231,23 @@ TEST(rdma_only_to_dead_peer)
 #define FLIP_RCVBUF	4096
 /* messages the test itself may have live at once besides the maps */
 #define MAX_MAPS	4
+/* how long the last flips' ACKs may take to come back (times the scale) */
+#define SETTLE_MS	10000
+
+static int time_scale(void)
+{
+	const char *e = getenv("RDS_TIME_SCALE");
+	int scale = e ? atoi(e) : 1;
+
+	return scale < 1 ? 1 : scale;
+}
 
 TEST(cong_map_merged)
 {
 	struct sockaddr_in dead = rds_sin(DEAD_PEER, DEAD_PORT), to;
 	static unsigned char buf[FLIP_LEN];
 	long live0, live, peak = 0;
-	int dead_tx, rx, tx, i, rcvbuf;
+	int dead_tx, rx, tx, i, rcvbuf, waited;
 
 	ASSERT_LE(0, read_long(LIVE)) TH_LOG("no %s", LIVE);
 	dead_tx = ib_bound();
@@ -271,12 +282,25 @@ TEST(cong_map_merged)
 				peak = live;
 		}
 	}
+	/* HOST_ADDR -> HOST_ADDR is an IB connection through rxe to this
+	 * host: a flip's message lives on after rx read it, until its
+	 * RDS-level ACK (sent after delivery, grouped) comes back, so the
+	 * peak counts messages in flight too (19 in a CI run with the guest
+	 * short of CPU).  What must not happen is maps piling up on the
+	 * down connection to DEAD_PEER: they never leave, so the count
+	 * once the ACKs are in is the verdict.
+	 */
 	live = read_long(LIVE) - live0;
 	if (live > peak)
 		peak = live;
-	TH_LOG("%d congestion flips: messages_live rose by %ld at most, %ld at the end",
-	       FLIPS, peak, live);
-	EXPECT_LE(peak, MAX_MAPS);
+	for (waited = 0; live > MAX_MAPS && waited < SETTLE_MS * time_scale();
+	     waited += 10) {
+		usleep(10000);
+		live = read_long(LIVE) - live0;
+	}
+	TH_LOG("%d congestion flips: messages_live rose by %ld at most (maps and messages not yet acknowledged), %ld %d ms later",
+	       FLIPS, peak, live, waited);
+	EXPECT_LE(live, MAX_MAPS);
 	close(tx);
 	close(rx);
 	close(dead_tx);
