@@ -46,6 +46,14 @@ print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$1")" \
 		/sys/class/infiniband/"$RDS_RXE"/ports/1/gids/* 2>/dev/null
 }
 
+# What this test adds goes away with it, however it ends: the tests after
+# it in the same boot (ib_mainline_pair6, adding fd00::H itself) must
+# find the host as the suite's setup left it.
+cleanup() {
+	ip -6 addr del "$me/64" dev "$RDS_IFACE" 2> /dev/null
+	ip link del rdsv6veth 2> /dev/null
+}
+trap cleanup EXIT
 ip link add rdsv6veth type veth peer name rdsv6peer &&
 	ip link set rdsv6peer up && ip link set rdsv6veth up &&
 	ip -6 addr add "$other/64" dev rdsv6veth nodad
@@ -122,5 +130,4 @@ run6 global 6100 "$me" "$peer"
 run6 linklocal 6110 "$ll%$RDS_IFACE" "$peer_ll%$RDS_IFACE"
 cat /proc/net/rds/connections | sed 's/^/# /'
 
-ip link del rdsv6veth
 ib_test_end
