@@ -417,7 +417,9 @@ int rds_send_pong(struct rds_connection *conn, __be16 dport)
  * The bits are copied in when it is first handed to the transport
  * (rds_cong_map_fill()), so one waiting map per connection carries every
  * change made meanwhile: however often the map changes, and however long
- * the connection stays down, no more than that one is queued.
+ * the connection stays down, no more than two are queued (one handed to
+ * a transport that said "not now" keeps the bits of that moment, and one
+ * more takes every later change).
  */
 void rds_send_cong_map(struct rds_connection *conn)
 {
