@@ -8,7 +8,9 @@
  * Small messages queued back to back share a frame (a packed frame,
  * frame.h): each is held in i_pack while the send queue has more, and the
  * frame is posted when it is full, when the next message does not fit or
- * is not small, or when the queue runs empty (rds_ib_xmit_done()).  While
+ * is not small, or when the queue runs empty (rds_ib_xmit_done()); its
+ * messages are copied into one buffer, so that it takes two SGEs (without
+ * the buffer they go one frame each, in order).  While
  * an eighth of the peer's grant or more is in flight, a lone small message
  * waits too, until the peer grants credits back (rds_ib_pack_corked()).
  *
