@@ -329,12 +329,13 @@ static void rds_ib_pack_recount(struct rds_ib_conn *ic)
 		ic->i_pack_used += rds_ib_pack_cost(i, ic->i_pack[i]->m_len);
 }
 
-/* Copy the data of the n messages of slot s into buf, as a packed frame
+/* Copy the data of the messages of slot s into buf, as a packed frame
  * carries it after its first header (frame.h): the first message's data,
  * then the header and data of each other one.  The inner headers carry
  * neither ACK nor credits; the messages' own headers are not touched.
+ * Returns the bytes written: what i_pack_used counted for them.
  */
-static void rds_ib_pack_copy(struct rds_ib_send_slot *s, u8 *buf)
+static u32 rds_ib_pack_copy(struct rds_ib_send_slot *s, u8 *buf)
 {
 	unsigned int i;
 	u32 off = 0;
@@ -357,6 +358,7 @@ static void rds_ib_pack_copy(struct rds_ib_send_slot *s, u8 *buf)
 			off += rm->m_len;
 		}
 	}
+	return off;
 }
 
 /* Post the oldest messages held in i_pack as one frame: all of them,
@@ -401,7 +403,13 @@ static int rds_ib_pack_post_one(struct rds_ib_conn *ic)
 	memmove(ic->i_pack, ic->i_pack + n, ic->i_pack_n * sizeof(*ic->i_pack));
 	rds_ib_pack_recount(ic);
 	if (copy) {
-		rds_ib_pack_copy(s, copy);
+		/* (the buffer was sized by that count: a difference is a
+		 * bug of ours, the frame is not sent)
+		 */
+		if (WARN_ON_ONCE(rds_ib_pack_copy(s, copy) != used)) {
+			kfree(copy);
+			goto unmap;
+		}
 		if (rds_ib_slot_add_copy(ic, s, copy, used))
 			goto unmap;
 	} else if (last->m_len &&
