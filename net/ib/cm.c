@@ -194,8 +194,7 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 	 */
 	ic->i_pack_max = 1;
 	if (min_t(u8, hs->minor, RDS_IB_HS_MINOR) >= 1)
-		ic->i_pack_max = min_t(unsigned int, RDS_IB_PACK_MAX,
-				       ic->i_send_sge / 2);
+		ic->i_pack_max = RDS_IB_PACK_MAX;
 	ic->i_pack_room = 1U << hs->frag_shift;
 	sent = ic->i_posted_seq;
 	spin_unlock_bh(&ic->i_lock);
@@ -269,7 +268,7 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 	if (!rdev)
 		return -ENODEV;
 	ic->i_rdev = rdev;
-	rds_ib_send_sizes(ic, rdev->rd_dev->attrs.max_qp_wr);
+	rds_ib_send_sizes(ic, &rdev->rd_dev->attrs);
 
 	ret = rdev->rd_rx_ops->conn_prepare(ic, &attr);
 	if (ret)
@@ -289,7 +288,7 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 
 	ic->i_send_cq = rds_fault() ? ERR_PTR(-ENOMEM) :
 			ib_alloc_cq_any(rdev->rd_dev, ic,
-					ic->i_send_nr + 2 + RDS_IB_EXTRA_WRS,
+					ic->i_sq.cqe,
 					IB_POLL_SOFTIRQ);
 	if (IS_ERR(ic->i_send_cq)) {
 		ret = PTR_ERR(ic->i_send_cq);
@@ -306,11 +305,8 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 	attr.send_cq = ic->i_send_cq;
 	attr.qp_type = IB_QPT_RC;
 	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
-	attr.cap.max_send_wr = ic->i_send_nr + 1 + RDS_IB_EXTRA_WRS;
-	/* Two SGEs per message of a packed frame, if the device has them. */
-	ic->i_send_sge = clamp_t(int, rdev->rd_dev->attrs.max_send_sge, 2,
-				 RDS_IB_SEND_SGE);
-	attr.cap.max_send_sge = ic->i_send_sge;
+	attr.cap.max_send_wr = ic->i_sq.qp_wr;
+	attr.cap.max_send_sge = ic->i_sq.sge;
 	ret = rds_fault() ? -ENOMEM : rdma_create_qp(id, rdev->rd_pd, &attr);
 	if (ret)
 		goto err;

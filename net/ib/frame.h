@@ -42,8 +42,9 @@
 #define RDS_IB_FLAG_HB		0x40	/* control frame: answer me */
 #define RDS_IB_FLAG_PACK	0x20	/* data frame: whole messages follow */
 
-/* Most messages a sender puts in one packed frame (two SGEs each): 7 of
- * 1 KiB fill a receive buffer of 8 KiB.
+/* Most messages a sender puts in one packed frame (copied into one
+ * buffer: the frame takes two SGEs whatever their number): 7 of 1 KiB
+ * fill a receive buffer of 8 KiB.
  */
 #define RDS_IB_PACK_MAX		8
 

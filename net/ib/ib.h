@@ -24,6 +24,7 @@
 #include "credit.h"
 #include "frame.h"
 #include "hs.h"
+#include "sendq.h"
 
 struct rds_ib_device;
 struct rds_ib_conn;
@@ -195,37 +196,26 @@ extern unsigned int rds_ib_srq_size;
 #define RDS_IB_RX_SHIFT		13
 #define RDS_IB_RX_BYTES		((u32)BIT(RDS_IB_RX_SHIFT))
 #define RDS_IB_RX_ORDER		get_order(RDS_IB_RX_BYTES)
-/* Data send slots of a connection: net.rds.ib.max_send_wr (default
- * RDS_IB_SEND_RING) rounded down to a power of two (the ring's indexes
- * wrap at 2^32), between RDS_IB_SEND_RING_MIN and RDS_IB_SEND_RING_MAX.
- * RDS_IB_SEND_RING also bounds the credits granted to a peer.
+/* Credits a connection grants its peer at most: ib_credits and
+ * net.rds.ib.max_recv_wr are bounded by it.
  */
-#define RDS_IB_SEND_RING	128
-#define RDS_IB_SEND_RING_MIN	16
-#define RDS_IB_SEND_RING_MAX	1024
-#define RDS_IB_SEND_SGE		(2 * RDS_IB_PACK_MAX)
-/* Send queue entries beyond the ring, for RDMA, atomic, REG_MR and
- * LOCAL_INV work requests (each signalled, each counted in i_extra).
- */
-#define RDS_IB_EXTRA_WRS	64
+#define RDS_IB_CREDITS_MAX	128
 /* RDMA READs and atomics a queue pair has in flight at most, each way */
 #define RDS_IB_RD_ATOM		16
 
 /* One send slot: the header of one frame and the work request for it.
- * s_sge[0] is the frame's header in i_hdrs; the others are mapped for
- * this frame: message data (pages), or the headers of packed messages
- * (their own m_inc.i_hdr), marked in s_inner.
+ * s_sge[0] is the frame's header in i_hdrs; s_sge[1], if there, its data
+ * mapped for this frame: a page of the message, or s_copy (a packed
+ * frame: its messages copied into one buffer of ours).
  */
 struct rds_ib_send_slot {
 	struct ib_cqe		s_cqe;		/* s_cqe.done: send completion */
 	struct rds_ib_conn	*s_ic;
 	struct ib_send_wr	s_wr;		/* s_wr.num_sge: sges in use */
-	struct ib_sge		s_sge[RDS_IB_SEND_SGE];
+	struct ib_sge		s_sge[RDS_IB_SEND_SGE_MIN];
+	void			*s_copy;	/* s_sge[1] maps it: kfree */
 	struct rds_message	*s_rm[RDS_IB_PACK_MAX];	/* references */
 	u8			s_nrm;		/* 0: a control frame */
-	u16			s_inner;	/* bit i: s_sge[i] is a header:
-						 * RDS_IB_SEND_SGE bits at most
-						 */
 };
 
 /* Counters of the IB transport, listed by the ib_counters parameter and,
@@ -267,6 +257,7 @@ enum {
 	RDS_IB_C_RX_HELD,		/* messages held: protocol a guess */
 	RDS_IB_C_RX_HELD_DROPPED,	/* held ones dropped at the end */
 	RDS_IB_C_ACCEPT_TIMEOUTS,	/* accepted, never completed: ended */
+	RDS_IB_C_PACK_NOMEM,		/* no copy for a packed frame: sent apart */
 	RDS_IB_C_MAX,
 };
 
@@ -314,11 +305,12 @@ struct rds_ib_conn {
 						 * outlives i_qp (reaped later)
 						 */
 	struct ib_cq		*i_send_cq;
-	struct rds_ib_send_slot	*i_ring;	/* i_send_nr + 1 slots */
-	/* data slots of i_ring and how many data frames may go unsignalled
-	 * in a row, fixed while i_ring exists (set before it is allocated)
+	struct rds_ib_send_slot	*i_ring;	/* i_sq.data + 1 slots */
+	/* the send queue (i_sq.data: data slots of i_ring) and how many
+	 * data frames may go unsignalled in a row, fixed while i_ring
+	 * exists (set before it is allocated)
 	 */
-	u32			i_send_nr;
+	struct rds_ib_sendq_sizes i_sq;
 	u32			i_signal_every;
 	struct rds_header	*i_hdrs;	/* one per slot, DMA mapped */
 	u64			i_hdrs_dma;
@@ -373,7 +365,7 @@ struct rds_ib_conn {
 	u32			i_head;		/* next slot to use */
 	u32			i_tail;		/* oldest slot not completed */
 	u32			i_since_signal;
-	u32			i_extra;	/* RDS_IB_EXTRA_WRS in flight */
+	u32			i_extra;	/* extra WRs in flight (sendq.h) */
 	bool			i_xmit_stalled;	/* xmit waits for credits/slots */
 	bool			i_ack_owed;	/* send an ACK when possible */
 	bool			i_hb_ask;	/* send a heartbeat request */
@@ -397,7 +389,6 @@ struct rds_ib_conn {
 	u32			i_pack_room;	/* data bytes of the peer's
 						 * receive buffers
 						 */
-	unsigned int		i_send_sge;	/* SGEs per send of the QP */
 	u32			i_rx_unacked;	/* delivered, not yet acked */
 	u64			i_rx_unacked_bytes;
 	u32			i_grant;	/* credits we grant per attempt */
@@ -595,7 +586,8 @@ void rds_ib_xmit_done(struct rds_connection *conn);
 void rds_ib_send_ctrl(struct rds_ib_conn *ic);
 void rds_ib_send_work(struct work_struct *work);
 void rds_ib_ack_timer(struct timer_list *t);
-void rds_ib_send_sizes(struct rds_ib_conn *ic, int max_qp_wr);
+void rds_ib_send_sizes(struct rds_ib_conn *ic,
+		       const struct ib_device_attr *attrs);
 int rds_ib_ring_alloc(struct rds_ib_conn *ic);
 void rds_ib_ring_free(struct rds_ib_conn *ic);
 void rds_ib_send_reset(struct rds_ib_conn *ic);

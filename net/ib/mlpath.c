@@ -52,11 +52,11 @@ struct rds_ib_send_slot *rds_ib_ml_slot_take(struct rds_ib_conn *ic,
 {
 	lockdep_assert_held(&ic->i_lock);
 	*grant = 0;
-	if (ic->i_head - ic->i_tail >= ic->i_send_nr) {
+	if (!rds_ib_sendq_data_room(ic->i_head, ic->i_tail, ic->i_sq.data)) {
 		ic->i_xmit_stalled = true;
 		return NULL;
 	}
-	return &ic->i_ring[ic->i_head % ic->i_send_nr];
+	return &ic->i_ring[ic->i_head % ic->i_sq.data];
 }
 
 void rds_ib_ml_frame_hdr(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,

@@ -450,7 +450,7 @@ static int rds_ib_mr_post_reg(struct rds_ib_conn *ic, struct rds_mr *rmr)
 	 */
 	if (imr->m_state != RDS_IB_MR_FREE || imr->m_rdev != ic->i_rdev)
 		return 0;
-	if (ic->i_extra + 2 > RDS_IB_EXTRA_WRS) {
+	if (!rds_ib_sendq_extra_room(ic->i_extra, 2, ic->i_sq.extra)) {
 		ic->i_xmit_stalled = true;
 		return -EAGAIN;
 	}
@@ -543,7 +543,7 @@ void rds_ib_mr_used(struct rds_mr *rmr, struct rds_connection *conn)
 	spin_lock_bh(&ic->i_lock);
 	spin_lock(&rds_ib_mr_lock);
 	if (ic->i_up && imr->m_state == RDS_IB_MR_VALID &&
-	    imr->m_rdev == ic->i_rdev && ic->i_extra < RDS_IB_EXTRA_WRS) {
+	    imr->m_rdev == ic->i_rdev && rds_ib_sendq_extra_room(ic->i_extra, 1, ic->i_sq.extra)) {
 		wr.opcode = IB_WR_LOCAL_INV;
 		wr.ex.invalidate_rkey = imr->m_mr->rkey;
 		rds_ib_mr_post(ic, imr, &wr, RDS_IB_MR_DEAD);

@@ -10,7 +10,7 @@
 #include "ib.h"
 
 /* The control frames' slot: the one after the data slots. */
-#define RDS_IB_CTRL_SLOT(ic)	((ic)->i_send_nr)
+#define RDS_IB_CTRL_SLOT(ic)	((ic)->i_sq.data)
 
 /* send.c.  Under ic->i_lock, with ic->i_up. */
 /* Ours: a data slot and a credit (rds_ib_proto.slot_take). */

@@ -72,12 +72,13 @@ static int rds_ib_ring_conn_prepare(struct rds_ib_conn *ic,
 	struct ib_device *dev = ic->i_rdev->rd_dev;
 	unsigned int n, i;
 
-	ic->i_grant = min_t(u32, READ_ONCE(rds_ib_credits) ?: 1, RDS_IB_SEND_RING);
+	ic->i_grant = min_t(u32, READ_ONCE(rds_ib_credits) ?: 1, RDS_IB_CREDITS_MAX);
 	n = ic->i_grant + 1;
 	ic->i_rx_nr = n;
 
 	ic->i_recv_cq = rds_fault() ? ERR_PTR(-ENOMEM) :
-			ib_alloc_cq_any(dev, ic, n + 1, IB_POLL_SOFTIRQ);
+			ib_alloc_cq_any(dev, ic, rds_ib_recvq_cqe(n),
+					IB_POLL_SOFTIRQ);
 	if (IS_ERR(ic->i_recv_cq)) {
 		int ret = PTR_ERR(ic->i_recv_cq);
 
@@ -112,7 +113,8 @@ static int rds_ib_ring_conn_prepare(struct rds_ib_conn *ic,
 			goto err_bufs;
 	}
 	attr->recv_cq = ic->i_recv_cq;
-	attr->cap.max_recv_wr = n;
+	/* and the receive ib_drain_qp() posts (sendq.h) */
+	attr->cap.max_recv_wr = rds_ib_recvq_wr(n);
 	attr->cap.max_recv_sge = 2;
 	return 0;
 

@@ -8,7 +8,9 @@
  * Small messages queued back to back share a frame (a packed frame,
  * frame.h): each is held in i_pack while the send queue has more, and the
  * frame is posted when it is full, when the next message does not fit or
- * is not small, or when the queue runs empty (rds_ib_xmit_done()).  While
+ * is not small, or when the queue runs empty (rds_ib_xmit_done()); its
+ * messages are copied into one buffer, so that it takes two SGEs (without
+ * the buffer they go one frame each, in order).  While
  * an eighth of the peer's grant or more is in flight, a lone small message
  * waits too, until the peer grants credits back (rds_ib_pack_corked()).
  *
@@ -22,6 +24,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include "../fault.h"
 #include "ib.h"
 #include "../trace/rds.h"
 #include "path.h"
@@ -30,31 +33,26 @@ static void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /* The send queue of the attempt being set up, from net.rds.ib.max_send_wr
  * and max_unsignaled_wr as they are now (a change applies to the next
- * attempt): the data slots, a power of two that fits the device's queue
- * (max_qp_wr) with the control slot and RDS_IB_EXTRA_WRS, and at most half
- * of them unsignalled in a row, so that a full ring always holds a
- * signalled frame whose completion frees slots.
+ * attempt) and what the device's queue pairs and CQs take (sendq.h).
  */
-void rds_ib_send_sizes(struct rds_ib_conn *ic, int max_qp_wr)
+void rds_ib_send_sizes(struct rds_ib_conn *ic,
+		       const struct ib_device_attr *attrs)
 {
-	u32 n = clamp_t(u32, READ_ONCE(rds_ib_max_send_wr),
-			RDS_IB_SEND_RING_MIN, RDS_IB_SEND_RING_MAX);
-
 	lockdep_assert_held(&ic->i_cm_mutex);
 	rds_ib_flow_control_check();
-	if (max_qp_wr > RDS_IB_SEND_RING_MIN + 1 + RDS_IB_EXTRA_WRS)
-		n = min_t(u32, n, max_qp_wr - 1 - RDS_IB_EXTRA_WRS);
-	else
-		n = RDS_IB_SEND_RING_MIN;
-	ic->i_send_nr = rounddown_pow_of_two(n);
-	ic->i_signal_every = clamp_t(u32, READ_ONCE(rds_ib_max_unsignaled_wr),
-				     1, ic->i_send_nr / 2);
+	rds_ib_sendq_size(READ_ONCE(rds_ib_max_send_wr),
+			  max_t(int, attrs->max_qp_wr, 0),
+			  max_t(int, attrs->max_cqe, 0),
+			  max_t(int, attrs->max_send_sge, 0), &ic->i_sq);
+	ic->i_signal_every =
+		rds_ib_sendq_signal_every(READ_ONCE(rds_ib_max_unsignaled_wr),
+					  ic->i_sq.data);
 }
 
 int rds_ib_ring_alloc(struct rds_ib_conn *ic)
 {
 	struct ib_device *dev = ic->i_rdev->rd_dev;
-	unsigned int i, n = ic->i_send_nr + 1;
+	unsigned int i, n = ic->i_sq.data + 1;
 
 	ic->i_ring = kvcalloc(n, sizeof(*ic->i_ring), GFP_KERNEL);
 	ic->i_hdrs = kcalloc(n, sizeof(*ic->i_hdrs), GFP_KERNEL);
@@ -91,26 +89,26 @@ err:
 	return -ENOMEM;
 }
 
-/* Release what a slot's frame holds: unmap its data and packed headers
- * and drop its message references.
+/* Release what a slot's frame holds: unmap its data (and free it if it
+ * is a copy) and drop its message references.
  */
 void rds_ib_slot_release(struct rds_ib_conn *ic, struct rds_ib_send_slot *s)
 {
 	struct ib_device *dev = ic->i_rdev->rd_dev;
+	struct ib_sge *sge = &s->s_sge[1];
 	unsigned int i;
 
-	for (i = 1; i < s->s_wr.num_sge; i++) {
-		struct ib_sge *sge = &s->s_sge[i];
-
-		if (s->s_inner & BIT(i))
+	if (s->s_wr.num_sge > 1) {
+		if (s->s_copy)
 			ib_dma_unmap_single(dev, sge->addr, sge->length,
 					    DMA_TO_DEVICE);
 		else
 			ib_dma_unmap_page(dev, sge->addr, sge->length,
 					  DMA_TO_DEVICE);
 	}
+	kfree(s->s_copy);
+	s->s_copy = NULL;
 	s->s_wr.num_sge = 1;
-	s->s_inner = 0;
 	for (i = 0; i < s->s_nrm; i++)
 		rds_message_put(s->s_rm[i]);
 	s->s_nrm = 0;
@@ -136,23 +134,23 @@ int rds_ib_slot_add_page(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
 	return 0;
 }
 
-/* Add the header of a packed message (its own copy, in rm) to slot s. */
-static int rds_ib_slot_add_hdr(struct rds_ib_conn *ic,
-			       struct rds_ib_send_slot *s,
-			       struct rds_header *hdr)
+/* Add a packed frame's data, copied into buf (len bytes, taken over by
+ * the slot), to slot s.
+ */
+static int rds_ib_slot_add_copy(struct rds_ib_conn *ic,
+				struct rds_ib_send_slot *s, void *buf, u32 len)
 {
 	struct ib_device *dev = ic->i_rdev->rd_dev;
 	struct ib_sge *sge = &s->s_sge[s->s_wr.num_sge];
 	u64 dma;
 
-	dma = ib_dma_map_single(dev, hdr, sizeof(*hdr), DMA_TO_DEVICE);
+	s->s_copy = buf;
+	dma = ib_dma_map_single(dev, buf, len, DMA_TO_DEVICE);
 	if (ib_dma_mapping_error(dev, dma))
 		return -ENOMEM;
 	sge->addr = dma;
-	sge->length = sizeof(*hdr);
+	sge->length = len;
 	sge->lkey = ic->i_rdev->rd_pd->local_dma_lkey;
-	BUILD_BUG_ON(BITS_PER_TYPE(s->s_inner) < RDS_IB_SEND_SGE);
-	s->s_inner |= BIT(s->s_wr.num_sge);
 	s->s_wr.num_sge++;
 	return 0;
 }
@@ -177,7 +175,7 @@ void rds_ib_send_reset(struct rds_ib_conn *ic)
 	if (ic->i_ring) {
 		while (ic->i_tail != ic->i_head) {
 			rds_ib_slot_release(ic, &ic->i_ring[ic->i_tail %
-							   ic->i_send_nr]);
+							   ic->i_sq.data]);
 			ic->i_tail++;
 		}
 	}
@@ -198,7 +196,7 @@ void rds_ib_ring_free(struct rds_ib_conn *ic)
 	if (!ic->i_ring)
 		return;
 	ib_dma_unmap_single(ic->i_rdev->rd_dev, ic->i_hdrs_dma,
-			    (ic->i_send_nr + 1) * sizeof(*ic->i_hdrs),
+			    (ic->i_sq.data + 1) * sizeof(*ic->i_hdrs),
 			    DMA_TO_DEVICE);
 	kfree(ic->i_hdrs);
 	kvfree(ic->i_ring);
@@ -253,7 +251,7 @@ void rds_ib_frame_hdr(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
 struct rds_ib_send_slot *rds_ib_slot_take(struct rds_ib_conn *ic, u8 *grant)
 {
 	lockdep_assert_held(&ic->i_lock);
-	if (ic->i_head - ic->i_tail >= ic->i_send_nr) {
+	if (!rds_ib_sendq_data_room(ic->i_head, ic->i_tail, ic->i_sq.data)) {
 		ic->i_xmit_stalled = true;
 		return NULL;
 	}
@@ -276,7 +274,7 @@ struct rds_ib_send_slot *rds_ib_slot_take(struct rds_ib_conn *ic, u8 *grant)
 		return NULL;
 	}
 	rds_ib_credits_peak(ic);
-	return &ic->i_ring[ic->i_head % ic->i_send_nr];
+	return &ic->i_ring[ic->i_head % ic->i_sq.data];
 }
 
 /* The frame in slot s is built: finish its header, decide whether it is
@@ -319,52 +317,106 @@ void rds_ib_posted(struct rds_ib_conn *ic, const struct rds_message *rm)
 		ic->i_posted_seq = seq;
 }
 
-/* Post the messages held in i_pack as one frame (packed if more than one).
- * -EAGAIN: no credit or slot now, they stay held.
+/* The frame data bytes of the messages held, as the peer's receive
+ * buffer takes them: recomputed after the first ones went.
  */
-static int rds_ib_pack_post(struct rds_ib_conn *ic)
+static void rds_ib_pack_recount(struct rds_ib_conn *ic)
 {
+	unsigned int i;
+
+	ic->i_pack_used = 0;
+	for (i = 0; i < ic->i_pack_n; i++)
+		ic->i_pack_used += rds_ib_pack_cost(i, ic->i_pack[i]->m_len);
+}
+
+/* Copy the data of the messages of slot s into buf, as a packed frame
+ * carries it after its first header (frame.h): the first message's data,
+ * then the header and data of each other one.  The inner headers carry
+ * neither ACK nor credits; the messages' own headers are not touched.
+ * Returns the bytes written: what i_pack_used counted for them.
+ */
+static u32 rds_ib_pack_copy(struct rds_ib_send_slot *s, u8 *buf)
+{
+	unsigned int i;
+	u32 off = 0;
+
+	for (i = 0; i < s->s_nrm; i++) {
+		struct rds_message *rm = s->s_rm[i];
+
+		if (i) {
+			struct rds_header inner = rm->m_inc.i_hdr;
+
+			inner.h_ack = 0;
+			inner.h_credit = 0;
+			inner.h_csum = rds_ib_hdr_csum(&inner);
+			memcpy(buf + off, &inner, sizeof(inner));
+			off += sizeof(inner);
+		}
+		if (rm->m_len) {
+			memcpy_from_page(buf + off, sg_page(&rm->m_sg[0]),
+					 rm->m_sg[0].offset, rm->m_len);
+			off += rm->m_len;
+		}
+	}
+	return off;
+}
+
+/* Post the oldest messages held in i_pack as one frame: all of them,
+ * copied into one buffer if more than one; or, if that buffer cannot be
+ * had now, the oldest one alone (its data mapped where it is).  -EAGAIN:
+ * no credit or slot now, they stay held.
+ */
+static int rds_ib_pack_post_one(struct rds_ib_conn *ic)
+{
+	unsigned int i, n = ic->i_pack_n;
 	struct rds_ib_send_slot *s;
 	struct rds_header *hdr;
-	unsigned int i, n = ic->i_pack_n;
 	struct rds_message *last;
+	u32 used = ic->i_pack_used;
+	void *copy = NULL;
 	u8 grant;
 	int ret;
 
 	lockdep_assert_held(&ic->i_lock);
-	if (!n)
-		return 0;
-	last = ic->i_pack[n - 1];	/* held in order: the highest number */
 	s = ic->i_proto->slot_take(ic, &grant);
 	if (!s)
 		return -EAGAIN;
+	if (n > 1) {
+		copy = rds_fault() ? NULL :
+		       kmalloc(used, GFP_ATOMIC | __GFP_NOWARN);
+		if (!copy) {
+			rds_ib_count(RDS_IB_C_PACK_NOMEM);
+			n = 1;
+		}
+	}
 	hdr = &ic->i_hdrs[s - ic->i_ring];
 	*hdr = ic->i_pack[0]->m_inc.i_hdr;
 	if (n > 1)
 		hdr->h_flags |= RDS_IB_FLAG_PACK;
-	/* The slot owns every held reference from here on, so that a
-	 * mapping failure below releases them all with the slot.
+	/* The slot owns the references of the messages it sends from here
+	 * on, so that a mapping failure below releases them with it.
 	 */
 	for (i = 0; i < n; i++)
 		s->s_rm[s->s_nrm++] = ic->i_pack[i];
-	for (i = 0; i < n; i++) {
-		struct rds_message *rm = ic->i_pack[i];
-		struct rds_header *inner = &rm->m_inc.i_hdr;
-
-		if (i) {
-			inner->h_ack = 0;
-			inner->h_credit = 0;
-			inner->h_csum = rds_ib_hdr_csum(inner);
-			if (rds_ib_slot_add_hdr(ic, s, inner))
-				goto unmap;
-		}
-		if (rm->m_len &&
-		    rds_ib_slot_add_page(ic, s, sg_page(&rm->m_sg[0]),
-					 rm->m_len))
+	last = ic->i_pack[n - 1];	/* held in order: the highest number */
+	ic->i_pack_n -= n;
+	memmove(ic->i_pack, ic->i_pack + n, ic->i_pack_n * sizeof(*ic->i_pack));
+	rds_ib_pack_recount(ic);
+	if (copy) {
+		/* (the buffer was sized by that count: a difference is a
+		 * bug of ours, the frame is not sent)
+		 */
+		if (WARN_ON_ONCE(rds_ib_pack_copy(s, copy) != used)) {
+			kfree(copy);
 			goto unmap;
+		}
+		if (rds_ib_slot_add_copy(ic, s, copy, used))
+			goto unmap;
+	} else if (last->m_len &&
+		   rds_ib_slot_add_page(ic, s, sg_page(&last->m_sg[0]),
+					last->m_len)) {
+		goto unmap;
 	}
-	ic->i_pack_n = 0;
-	ic->i_pack_used = 0;
 	ret = rds_ib_slot_post(ic, s, grant, false, false, true);
 	if (!ret)
 		rds_ib_posted(ic, last);	/* the slot holds a reference */
@@ -372,11 +424,26 @@ static int rds_ib_pack_post(struct rds_ib_conn *ic)
 
 unmap:
 	/* No mapping: the connection resets and the messages go again. */
-	ic->i_pack_n = 0;
-	ic->i_pack_used = 0;
 	rds_ib_slot_release(ic, s);
 	ic->i_up = false;
 	return -ENOTCONN;
+}
+
+/* Post every message held in i_pack, in order: as one packed frame if
+ * the copy can be had, else one frame each.  -EAGAIN: no credit or slot
+ * now, the ones not posted stay held.
+ */
+static int rds_ib_pack_post(struct rds_ib_conn *ic)
+{
+	int ret;
+
+	lockdep_assert_held(&ic->i_lock);
+	while (ic->i_pack_n) {
+		ret = rds_ib_pack_post_one(ic);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* Can rm share a packed frame?  Only whole one-fragment data messages. */
@@ -511,7 +578,7 @@ static int rds_ib_op_map(struct rds_ib_conn *ic, struct rds_rdma_op *op)
 static unsigned int rds_ib_op_sges(struct rds_ib_conn *ic,
 				   const struct rds_rdma_op *op)
 {
-	unsigned int n = ic->i_send_sge;
+	unsigned int n = ic->i_sq.sge;
 
 	if (op->o_kind == RDS_OPK_READ)
 		n = min_t(unsigned int, n, ic->i_rdev->rd_dev->attrs.max_sge_rd);
@@ -537,7 +604,7 @@ int rds_ib_op_post(struct rds_ib_conn *ic, struct rds_message *rm)
 		}
 		per = rds_ib_op_sges(ic, op);
 		op->o_ib_nwr = op->o_kind == RDS_OPK_ATOMIC ? 1 :
-			       DIV_ROUND_UP(op->o_nsg, per);
+			       rds_ib_sendq_op_wrs(op->o_nsg, per);
 		op->o_ib_posted = 0;
 		op->o_ib_done = 0;
 		op->o_ib_off = 0;
@@ -553,7 +620,8 @@ int rds_ib_op_post(struct rds_ib_conn *ic, struct rds_message *rm)
 		unsigned int first = op->o_ib_posted * per, i, n;
 		u32 bytes = 0;
 
-		if (ic->i_extra >= RDS_IB_EXTRA_WRS) {
+		if (!rds_ib_sendq_extra_room(ic->i_extra, 1,
+					     ic->i_sq.extra)) {
 			ic->i_xmit_stalled = true;
 			return -EAGAIN;
 		}
@@ -902,7 +970,7 @@ static void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		/* Retire every slot up to and including this one. */
 		while (ic->i_tail != ic->i_head) {
 			struct rds_ib_send_slot *s =
-				&ic->i_ring[ic->i_tail % ic->i_send_nr];
+				&ic->i_ring[ic->i_tail % ic->i_sq.data];
 
 			rds_ib_slot_release(ic, s);
 			ic->i_tail++;

@@ -368,7 +368,7 @@ static int rds_ib_srq_conn_prepare(struct rds_ib_conn *ic,
 	struct rds_ib_device *rdev = ic->i_rdev;
 	int want, avail, take;
 
-	want = min_t(u32, READ_ONCE(rds_ib_credits) ?: 1, RDS_IB_SEND_RING) + 1;
+	want = min_t(u32, READ_ONCE(rds_ib_credits) ?: 1, RDS_IB_CREDITS_MAX) + 1;
 	want = max(want, 2);
 	do {
 		avail = atomic_read(&rdev->rd_rx_free);

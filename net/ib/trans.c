@@ -55,6 +55,7 @@ static const char *const rds_ib_counter_keys[RDS_IB_C_MAX] = {
 	[RDS_IB_C_RX_HELD]	= "rx_held",
 	[RDS_IB_C_RX_HELD_DROPPED] = "rx_held_dropped",
 	[RDS_IB_C_ACCEPT_TIMEOUTS] = "accept_timeouts",
+	[RDS_IB_C_PACK_NOMEM]	= "pack_nomem",
 };
 
 /* net.rds.ib.heartbeat_ms: how often a quiet connection asks the peer for
@@ -73,8 +74,8 @@ static unsigned int rds_ib_max_send_wr_min = RDS_IB_SEND_RING_MIN;
 static unsigned int rds_ib_max_send_wr_max = RDS_IB_SEND_RING_MAX;
 unsigned int rds_ib_max_unsignaled_wr = 16;
 static unsigned int rds_ib_max_unsignaled_wr_max = 64;
-/* net.rds.ib.max_recv_wr is ib_credits, which only RDS_IB_SEND_RING bounds */
-static unsigned int rds_ib_max_recv_wr_max = RDS_IB_SEND_RING;
+/* net.rds.ib.max_recv_wr is ib_credits, which only RDS_IB_CREDITS_MAX bounds */
+static unsigned int rds_ib_max_recv_wr_max = RDS_IB_CREDITS_MAX;
 /* net.rds.ib.flow_control: credits cannot be turned off here; 0 is taken
  * and said once to have no effect (rds_ib_flow_control_check())
  */
