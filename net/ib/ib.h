@@ -63,6 +63,12 @@ struct rds_ib_rx_ops {
 	 * 0 (the SRQ keeps it back while its pool is in debt).
 	 */
 	u32		(*conn_refill)(struct rds_ib_conn *ic);
+	/* The peer gave back n of our grants (credit.h, give-back; receive
+	 * completion, under i_lock): release as many buffers to the pool.
+	 * NULL: the connection's buffers are its own (ring), nothing to
+	 * release, and the peer is never asked for returns.
+	 */
+	void		(*conn_release)(struct rds_ib_conn *ic, u32 n);
 	/* Make every completion of the QP arrive (sends and receives):
 	 * after it, no completion of the QP is queued or being handled,
 	 * so the QP may be destroyed.
@@ -267,6 +273,9 @@ enum {
 	RDS_IB_C_RX_HELD,		/* messages held: protocol a guess */
 	RDS_IB_C_RX_HELD_DROPPED,	/* held ones dropped at the end */
 	RDS_IB_C_ACCEPT_TIMEOUTS,	/* accepted, never completed: ended */
+	RDS_IB_C_CREDIT_RETURNS,	/* give-back frames sent */
+	RDS_IB_C_CREDITS_RETURNED,	/* credits they gave back */
+	RDS_IB_C_CREDITS_RELEASED,	/* SRQ buffers released on returns */
 	RDS_IB_C_MAX,
 };
 
@@ -337,6 +346,11 @@ struct rds_ib_conn {
 	 * attempt we make starts in its protocol (i_cm_mutex)
 	 */
 	bool			i_peer_ml;
+	/* the minor of the peer's last handshake of ours (0: none, or the
+	 * kernel's RDS, or it refused our flags): our request carries flags
+	 * only toward minor 2 and later (hs.h) (i_cm_mutex)
+	 */
+	u8			i_peer_minor;
 	/* the kernel's RDS refused our IPv6 request (it does not speak ours
 	 * over IPv6): said once, retried every RDS_IB_ML6_RETRY_MS while
 	 * messages wait, until a connection is up (i_cm_mutex)
@@ -401,6 +415,14 @@ struct rds_ib_conn {
 	u32			i_rx_unacked;	/* delivered, not yet acked */
 	u64			i_rx_unacked_bytes;
 	u32			i_grant;	/* credits we grant per attempt */
+	/* give-back (credit.h), for the attempt: our handshake asked the
+	 * peer for returns (we take them), the peer's asked us (we may
+	 * send them); set while !i_up, with i_credit
+	 */
+	bool			i_gb_asked;
+	bool			i_gb_peer_asked;
+	bool			i_gb_due;	/* idle: send a return */
+	unsigned long		i_last_tx;	/* jiffies of our last data frame */
 	u32			i_peer_grant;	/* credits the peer granted us */
 	u64			i_hs_ack;	/* the ACK our handshake carried */
 	u32			i_reserved;	/* buffers taken from rd_rx_free */
@@ -471,6 +493,7 @@ extern struct rds_transport rds_ib_transport;
 extern unsigned int rds_ib_credits;
 extern unsigned int rds_ib_idle_secs;
 extern unsigned int rds_ib_heartbeat_ms;
+extern unsigned int rds_ib_credit_return_ms;
 extern unsigned int rds_ib_max_send_wr;
 extern unsigned int rds_ib_max_unsignaled_wr;
 void rds_ib_flow_control_check(void);
