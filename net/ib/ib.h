@@ -417,12 +417,14 @@ struct rds_ib_conn {
 	u32			i_grant;	/* credits we grant per attempt */
 	/* give-back (credit.h), for the attempt: our handshake asked the
 	 * peer for returns (we take them), the peer's asked us (we may
-	 * send them); set while !i_up, with i_credit
+	 * send them), both set before the attempt is up; the connection is
+	 * idle and a return is to be sent (rds_ib_send_ctrl()); when our
+	 * last data frame was posted (jiffies)
 	 */
 	bool			i_gb_asked;
 	bool			i_gb_peer_asked;
-	bool			i_gb_due;	/* idle: send a return */
-	unsigned long		i_last_tx;	/* jiffies of our last data frame */
+	bool			i_gb_due;
+	unsigned long		i_last_tx;
 	u32			i_peer_grant;	/* credits the peer granted us */
 	u64			i_hs_ack;	/* the ACK our handshake carried */
 	u32			i_reserved;	/* buffers taken from rd_rx_free */
