@@ -141,6 +141,8 @@ TEST(ranges)
 	/* the same variables as the module parameters */
 	EXPECT_EQ(rds_param("ib_credits"), sysctl_get("max_recv_wr"));
 	EXPECT_EQ(rds_param("ib_idle_secs"), sysctl_get("idle_secs"));
+	EXPECT_EQ(rds_param("ib_credit_return_ms"),
+		  sysctl_get("credit_return_ms"));
 	EXPECT_EQ(rds_param("ib_mr_max"), sysctl_get("mr_max"));
 	v = sysctl_get("max_recv_allocation");
 	EXPECT_EQ(rds_param("ib_srq_size"), v);
