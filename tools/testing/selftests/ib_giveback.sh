@@ -118,12 +118,15 @@ else:
 print("sent", n)
 PY
 )
-# drain: host 1's receiver at PORT, until killed; counts in $1.
+# drain: host 1's receiver at PORT, until killed; counts in $1 (written
+# first once it is bound).
 drain_py=$(cat <<'PY'
 import socket, sys
 s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
 s.bind((sys.argv[1], int(sys.argv[2])))
 n = 0
+with open(sys.argv[3], "w") as f:
+    print(n, file=f)
 while True:
     s.recv(10000)
     n += 1
@@ -131,10 +134,13 @@ while True:
         print(n, file=f)
 PY
 )
-drain_start() {	# drain_start FILE
-	echo 0 > "$1"
+drain_start() {	# drain_start FILE: returns once it is bound
+	rm -f "$1"
 	python3 -c "$drain_py" "$RDS_ADDR" "$PORT" "$1" &
 	drain_pid=$!
+	# (the guests' python takes seconds to start: messages sent before
+	# the bind would be dropped)
+	wait_for 60 test -s "$1" || ksft_fail "host 1's receiver bound"
 }
 drain_stop() {	# drain_stop FILE WHAT: at least one message came
 	kill "$drain_pid" 2>/dev/null
@@ -242,7 +248,7 @@ barrier burst-done 120 || ksft_fail "barrier burst-done"
 
 # 3. Negative: give-back off on host 1.
 [ "$RDS_HOST" = 1 ] && echo 0 > $S/credit_return_ms
-phase negative hold 215 216 217 218
+phase off hold 215 216 217 218
 echo "$gb0" > $S/credit_return_ms
 
 # 4. Ring mode gives nothing back.  (The reload resets the counters.)
