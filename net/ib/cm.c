@@ -211,7 +211,7 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 		pr_info("%pI6c restarted (generation %08x, was %08x)\n",
 			&conn->c_faddr, hs->hello.gen, ic->i_peer_gen);
 	WRITE_ONCE(ic->i_peer_gen, hs->hello.gen);
-	ic->i_peer_minor = hs->minor;
+	ic->i_peer_minor = rds_ib_hs_peer_minor(hs->minor);
 	/* Frames may have arrived (and granted) before this: add to them. */
 	spin_lock_bh(&ic->i_lock);
 	ic->i_peer_grant = hs->credits;
@@ -966,7 +966,9 @@ static void rds_ib_cm_refused(struct rds_ib_conn *ic,
 	    rds_ib_hs_decode(event->param.conn.private_data,
 			     event->param.conn.private_data_len, &hs) ==
 	    RDS_IB_HS_OK && hs.reason) {
-		/* After a refusal for flags the next request has none. */
+		/* An old build's refusal (of our flags) says minor 0 or 1:
+		 * the next request has none (hs.h).
+		 */
 		ic->i_peer_minor = rds_ib_hs_refused_minor(&hs);
 		if (hs.reason != RDS_IB_HS_R_BUSY)
 			pr_info_ratelimited("%pI6c refused our connection: %s\n",
@@ -1379,6 +1381,7 @@ int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 		return -ENOMEM;
 	}
 	ic->i_proto = &rds_ib_proto_ours;
+	ic->i_peer_minor = RDS_IB_HS_PEER_UNKNOWN;
 	INIT_LIST_HEAD(&ic->i_held);
 	mutex_init(&ic->i_cm_mutex);
 	INIT_LIST_HEAD(&ic->i_dead_ids);

@@ -4,6 +4,7 @@
  * Pure code: no locks, no allocation, no verbs.
  */
 #ifdef __KERNEL__
+#include <linux/limits.h>
 #include <linux/string.h>
 #else
 #include <string.h>
@@ -73,6 +74,8 @@ void rds_ib_hs_offer_put(const struct rds_ib_hs *hs, void *buf)
 	};
 	u8 *b = buf;
 
+	/* the tail has one byte of flags */
+	static_assert(RDS_IB_HS_F_KNOWN <= U8_MAX);
 	b[RDS_IB_HS_OFFER_MARK_OFF] = RDS_IB_HS_OFFER_MARK;
 	memcpy(b + RDS_IB_HS_OFFER_LEN - sizeof(t), &t, sizeof(t));
 }
@@ -184,9 +187,18 @@ enum rds_ib_hs_reason rds_ib_hs_negotiate(const struct rds_ib_hs *offer,
 	return RDS_IB_HS_OK;
 }
 
+u8 rds_ib_hs_peer_minor(u8 minor)
+{
+	static_assert(RDS_IB_HS_MINOR < RDS_IB_HS_PEER_UNKNOWN);
+	return minor < RDS_IB_HS_MINOR ? minor : RDS_IB_HS_MINOR;
+}
+
 u16 rds_ib_hs_request_flags(u8 peer_minor, u16 wanted)
 {
-	return peer_minor >= RDS_IB_HS_MINOR_FLAGS ? wanted : 0;
+	if (peer_minor == RDS_IB_HS_PEER_UNKNOWN ||
+	    peer_minor >= RDS_IB_HS_MINOR_FLAGS)
+		return wanted;
+	return 0;
 }
 
 u16 rds_ib_hs_accept_flags(const struct rds_ib_hs *offer, u16 wanted)
@@ -196,5 +208,5 @@ u16 rds_ib_hs_accept_flags(const struct rds_ib_hs *offer, u16 wanted)
 
 u8 rds_ib_hs_refused_minor(const struct rds_ib_hs *rej)
 {
-	return rej->reason == RDS_IB_HS_R_FLAGS ? 0 : rej->minor;
+	return rds_ib_hs_peer_minor(rej->minor);
 }

@@ -47,12 +47,19 @@
  * request and fail an accept that carries one, so:
  *   - the accepting side sets flags in its accept only when the request
  *     offered minor 2 or later (rds_ib_hs_accept_flags());
- *   - the connecting side sets them in its request only toward a peer
- *     it last saw at minor 2 or later (rds_ib_hs_request_flags()), and
- *     after a refusal for flags takes the peer as one that has none
- *     (rds_ib_hs_refused_minor()): the next attempt goes without.
+ *   - the connecting side sets them in its request toward a peer it
+ *     has not seen yet (RDS_IB_HS_PEER_UNKNOWN) or last saw at minor 2
+ *     or later (rds_ib_hs_request_flags()).  An old build refuses that
+ *     first request for flags with its own minor (1, or 0 before packed
+ *     frames) in the REJ; the connecting side takes that minor
+ *     (rds_ib_hs_refused_minor()) and the next attempt goes without:
+ *     one refused attempt per connection to an old peer per module load.
+ *     A new build's refusal says minor 2 whatever its reason (R_FLAGS
+ *     also stands for "the handshake acknowledges unsent messages"),
+ *     so flags stay on toward it.
  * The kernel's RDS never sees a flag: an offer (below) puts them where it
- * never reads, and a peer seen running it has minor 0 here.
+ * never reads, and a peer seen running it has minor 0 here (never
+ * RDS_IB_HS_PEER_UNKNOWN again).
  */
 #ifndef _RDS_IB_HS_H
 #define _RDS_IB_HS_H
@@ -75,6 +82,10 @@
 #define RDS_IB_HS_MINOR_FLAGS	2	/* the first minor with flags */
 #define RDS_IB_HS_F_GIVEBACK	0x0001	/* return unused credits to me */
 #define RDS_IB_HS_F_KNOWN	RDS_IB_HS_F_GIVEBACK
+/* The minor of a peer never seen (no handshake of its yet): above any
+ * minor we keep (rds_ib_hs_peer_minor() caps those at ours).
+ */
+#define RDS_IB_HS_PEER_UNKNOWN	0xff
 #define RDS_IB_HS_MIN_SHIFT	12	/* 4 KiB fragments */
 #define RDS_IB_HS_MAX_SHIFT	16	/* 64 KiB fragments */
 #define RDS_IB_HS_MAX_CREDITS	65535
@@ -200,9 +211,15 @@ enum rds_ib_hs_reason rds_ib_hs_decode(const void *buf, size_t len,
 enum rds_ib_hs_reason rds_ib_hs_negotiate(const struct rds_ib_hs *offer,
 					  u8 my_tos, u8 *minor);
 
+/* The minor to keep of a peer whose handshake said minor: capped at
+ * ours, so that it is never RDS_IB_HS_PEER_UNKNOWN.
+ */
+u8 rds_ib_hs_peer_minor(u8 minor);
+
 /* Connecting side: the flags of our request (wanted: the ones we would
- * ask for), toward a peer last seen at peer_minor (0: never seen, or
- * seen running the kernel's RDS, or it refused our flags).
+ * ask for), toward a peer last seen at peer_minor (RDS_IB_HS_PEER_UNKNOWN:
+ * never seen; 0: seen running the kernel's RDS; 0 or 1: an old build,
+ * which refuses flags).
  */
 u16 rds_ib_hs_request_flags(u8 peer_minor, u16 wanted);
 
@@ -210,7 +227,8 @@ u16 rds_ib_hs_request_flags(u8 peer_minor, u16 wanted);
 u16 rds_ib_hs_accept_flags(const struct rds_ib_hs *offer, u16 wanted);
 
 /* Connecting side: what to take the peer's minor as after it refused us
- * with rej (decoded): none after a refusal for flags, else its own.
+ * with rej (decoded): its own, whatever the reason (an old build's says
+ * 0 or 1, which turns our flags off).
  */
 u8 rds_ib_hs_refused_minor(const struct rds_ib_hs *rej);
 

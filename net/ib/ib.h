@@ -346,9 +346,10 @@ struct rds_ib_conn {
 	 * attempt we make starts in its protocol (i_cm_mutex)
 	 */
 	bool			i_peer_ml;
-	/* the minor of the peer's last handshake of ours (0: none, or the
-	 * kernel's RDS, or it refused our flags): our request carries flags
-	 * only toward minor 2 and later (hs.h) (i_cm_mutex)
+	/* the minor of the peer's last handshake of ours, capped at ours
+	 * (RDS_IB_HS_PEER_UNKNOWN: none yet; 0: the kernel's RDS, or an old
+	 * build): our request carries flags toward an unknown peer and
+	 * minor 2 and later (hs.h) (i_cm_mutex)
 	 */
 	u8			i_peer_minor;
 	/* the kernel's RDS refused our IPv6 request (it does not speak ours

@@ -138,10 +138,27 @@ static u16 (*request_flags)(u8 peer_minor, u16 wanted) =
 static u16 (*accept_flags)(const struct rds_ib_hs *offer, u16 wanted) =
 	rds_ib_hs_accept_flags;
 
+static u8 (*refused_minor)(const struct rds_ib_hs *rej) =
+	rds_ib_hs_refused_minor;
+
 static u16 request_always(u8 peer_minor, u16 wanted)
 {
 	(void)peer_minor;
 	return wanted;
+}
+
+/* the rule before: flags only toward a peer seen at minor 2 */
+static u16 request_known_only(u8 peer_minor, u16 wanted)
+{
+	return peer_minor != RDS_IB_HS_PEER_UNKNOWN &&
+	       peer_minor >= RDS_IB_HS_MINOR_FLAGS ? wanted : 0;
+}
+
+/* the rule before: any refusal for "flags" makes the peer minor 0 */
+static u8 refused_flags_zero(const struct rds_ib_hs *rej)
+{
+	return rej->reason == RDS_IB_HS_R_FLAGS ? 0 :
+	       rds_ib_hs_peer_minor(rej->minor);
 }
 
 static u16 accept_always(const struct rds_ib_hs *offer, u16 wanted)
@@ -156,8 +173,13 @@ static u16 accept_always(const struct rds_ib_hs *offer, u16 wanted)
  */
 struct host {
 	bool old;
+	bool ml;	/* runs the kernel's RDS (accepting side only) */
 	u8 peer_minor;
 };
+
+/* A host of ours that has not seen its peer yet. */
+#define NEW_HOST ((struct host){ .peer_minor = RDS_IB_HS_PEER_UNKNOWN })
+#define OLD_HOST ((struct host){ .old = true, .peer_minor = 0 })
 
 /* What host h's decoder says of len bytes. */
 static enum rds_ib_hs_reason host_decode(const struct host *h,
@@ -200,6 +222,24 @@ static int attempt(struct host *c, struct host *a, bool *c_gb, bool *a_gb)
 		b[minor] = rnd();
 	b[12] = 0;
 	rds_ib_hs_offer_put(&req, b);
+	if (a->ml) {
+		/* it reads the offer's first 32 bytes only: our flags there
+		 * at first contact are never seen; once seen it is minor 0
+		 * (mlcm.c) and gets none at all
+		 */
+		struct rds_ib_hs bare = req;
+		unsigned char b0[64];
+
+		memcpy(b0, b, sizeof(b0));
+		bare.flags = 0;
+		rds_ib_hs_offer_put(&bare, b0);
+		EXPECT(!memcmp(b, b0, 32),
+		       "the kernel's RDS reads nothing of our flags");
+		EXPECT(!req.flags || c->peer_minor == RDS_IB_HS_PEER_UNKNOWN,
+		       "no flag toward a peer seen running the kernel's RDS");
+		c->peer_minor = 0;
+		return 1;
+	}
 	r = host_decode(a, b, 56, &got);
 	if (r) {
 		/* a refuses: its REJ carries its version and the reason */
@@ -214,7 +254,7 @@ static int attempt(struct host *c, struct host *a, bool *c_gb, bool *a_gb)
 		EXPECT(host_decode(c, b, 40, &got) == RDS_IB_HS_OK,
 		       "the refusal is read");
 		if (!c->old)
-			c->peer_minor = rds_ib_hs_refused_minor(&got);
+			c->peer_minor = refused_minor(&got);
 		return 0;
 	}
 	if (!a->old)
@@ -222,7 +262,7 @@ static int attempt(struct host *c, struct host *a, bool *c_gb, bool *a_gb)
 		       "negotiated");
 	else
 		minor = 1;
-	a->peer_minor = got.minor;
+	a->peer_minor = a->old ? got.minor : rds_ib_hs_peer_minor(got.minor);
 	*a_gb = got.flags & RDS_IB_HS_F_GIVEBACK;
 	rep = req;
 	rep.minor = minor;
@@ -233,7 +273,7 @@ static int attempt(struct host *c, struct host *a, bool *c_gb, bool *a_gb)
 	EXPECT(host_decode(c, b, 40, &got) == RDS_IB_HS_OK,
 	       "%s connecting side takes the %s accept", c->old ? "an old" : "a new",
 	       a->old ? "old" : "new");
-	c->peer_minor = got.minor;
+	c->peer_minor = c->old ? got.minor : rds_ib_hs_peer_minor(got.minor);
 	*c_gb = got.flags & RDS_IB_HS_F_GIVEBACK;
 	return 1;
 }
@@ -255,22 +295,24 @@ static int connect_hosts(struct host *c, struct host *a, bool *c_gb,
 static void compat(void)
 {
 	struct host c, a;
+	struct rds_ib_hs rej;
+	unsigned int v_minor;
 	bool cg, ag;
 
-	/* new -> old, first contact: no flag, up at once, no give-back */
-	c = (struct host){ .old = false };
-	a = (struct host){ .old = true };
-	EXPECT(connect_hosts(&c, &a, &cg, &ag) == 1 && !cg && !ag,
-	       "new to old, first contact: up at once, no give-back");
+	/* new -> old, first contact: one refusal (flags), then up without */
+	c = NEW_HOST;
+	a = OLD_HOST;
+	EXPECT(connect_hosts(&c, &a, &cg, &ag) == 2 && !cg && !ag,
+	       "new to old, first contact: refused once, up without flags");
 	EXPECT(c.peer_minor == 1, "the old peer seen at minor 1");
 	EXPECT(connect_hosts(&c, &a, &cg, &ag) == 1 && !cg && !ag,
 	       "new to old again: no flag sent");
 
-	/* new -> new, first contact: the accept asks, the request did not */
-	c = (struct host){ .old = false };
-	a = (struct host){ .old = false };
-	EXPECT(connect_hosts(&c, &a, &cg, &ag) == 1 && cg && !ag,
-	       "new to new, first contact: the connecting side gives back");
+	/* new -> new, first contact: both ask, both give back */
+	c = NEW_HOST;
+	a = NEW_HOST;
+	EXPECT(connect_hosts(&c, &a, &cg, &ag) == 1 && cg && ag,
+	       "new to new, first contact: both give back");
 	EXPECT(c.peer_minor == 2 && a.peer_minor == 2, "both seen at minor 2");
 	EXPECT(connect_hosts(&c, &a, &cg, &ag) == 1 && cg && ag,
 	       "new to new again: both give back");
@@ -279,26 +321,63 @@ static void compat(void)
 	       "the other way: both give back");
 
 	/* the peer went back to an old build: refused for flags, retried */
-	a = (struct host){ .old = true };
+	a = OLD_HOST;
 	EXPECT(connect_hosts(&c, &a, &cg, &ag) == 2 && !cg && !ag,
 	       "new to a downgraded peer: refused (flags), up without them");
 	EXPECT(c.peer_minor == 1, "the downgraded peer seen at minor 1");
 
 	/* old -> new: no flag either way, the old side takes the accept */
-	c = (struct host){ .old = true };
-	a = (struct host){ .old = false };
+	c = OLD_HOST;
+	a = NEW_HOST;
 	EXPECT(connect_hosts(&c, &a, &cg, &ag) == 1 && !cg && !ag,
 	       "old to new: up at once, no give-back");
 	EXPECT(connect_hosts(&c, &a, &cg, &ag) == 1 && !cg && !ag,
 	       "old to new again: no give-back");
+
+	/* the kernel's RDS: never a flag, even at first contact (the offer
+	 * puts them where it never reads), and never again once seen
+	 */
+	c = NEW_HOST;
+	a = (struct host){ .ml = true };
+	EXPECT(connect_hosts(&c, &a, &cg, &ag) == 1 && !cg && !ag &&
+	       c.peer_minor == 0, "new to the kernel's RDS: up, seen at 0");
+	EXPECT(connect_hosts(&c, &a, &cg, &ag) == 1 && !cg && !ag,
+	       "new to the kernel's RDS again: no flag sent");
+
+	/* a refusal of a new build for another reason that it reports as
+	 * R_FLAGS ("acknowledges unsent messages", cm.c) keeps flags on;
+	 * an old build's (minor 1, or 0 before packed frames) turns them off
+	 */
+	memset(&rej, 0, sizeof(rej));
+	rej.reason = RDS_IB_HS_R_FLAGS;
+	rej.minor = RDS_IB_HS_MINOR;
+	EXPECT(rds_ib_hs_request_flags(refused_minor(&rej),
+				       RDS_IB_HS_F_GIVEBACK) ==
+	       RDS_IB_HS_F_GIVEBACK,
+	       "a new build's R_FLAGS refusal keeps flags on");
+	for (rej.minor = 0; rej.minor < RDS_IB_HS_MINOR_FLAGS; rej.minor++)
+		EXPECT(!rds_ib_hs_request_flags(refused_minor(&rej),
+						RDS_IB_HS_F_GIVEBACK),
+		       "an old build's refusal (minor %u) turns flags off",
+		       rej.minor);
+	rej.minor = RDS_IB_HS_PEER_UNKNOWN;
+	EXPECT(refused_minor(&rej) == RDS_IB_HS_MINOR,
+	       "a refusal never makes the peer unknown again");
 
 	/* the helpers themselves */
 	EXPECT(!rds_ib_hs_request_flags(0, RDS_IB_HS_F_GIVEBACK) &&
 	       !rds_ib_hs_request_flags(1, RDS_IB_HS_F_GIVEBACK) &&
 	       rds_ib_hs_request_flags(2, RDS_IB_HS_F_GIVEBACK) ==
 	       RDS_IB_HS_F_GIVEBACK &&
+	       rds_ib_hs_request_flags(RDS_IB_HS_PEER_UNKNOWN,
+				       RDS_IB_HS_F_GIVEBACK) ==
+	       RDS_IB_HS_F_GIVEBACK &&
 	       !rds_ib_hs_request_flags(2, 0),
-	       "request flags only to a peer seen at minor 2");
+	       "request flags to an unknown peer and one seen at minor 2");
+	for (v_minor = 0; v_minor < 256; v_minor++)
+		EXPECT(rds_ib_hs_peer_minor(v_minor) != RDS_IB_HS_PEER_UNKNOWN &&
+		       rds_ib_hs_peer_minor(v_minor) <= RDS_IB_HS_MINOR,
+		       "peer minor %u kept below the unknown mark", v_minor);
 }
 
 int main(int argc, char **argv)
@@ -310,7 +389,7 @@ int main(int argc, char **argv)
 	int f;
 
 	rng = seed | 1;
-	printf("TAP version 13\n1..11\n# seed 0x%llx (rerun: %s 0x%llx)\n",
+	printf("TAP version 13\n1..13\n# seed 0x%llx (rerun: %s 0x%llx)\n",
 	       (unsigned long long)seed, argv[0], (unsigned long long)seed);
 
 	f = failures;
@@ -466,25 +545,35 @@ int main(int argc, char **argv)
 
 	f = failures;
 	compat();
-	report("flags (minor 2) against builds of minor 1: new to old, new to new, refused for flags and retried without, old to new", f);
+	report("flags (minor 2): new to old (one refusal), new to new (both ways at first contact), downgraded peer, old to new, the kernel's RDS (never), refusals", f);
 
 	/* Negative controls: the scenarios must catch flags sent blind. */
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 4; i++) {
+		static const char *const what[] = {
+			"negative control: a request with flags to any peer is caught",
+			"negative control: an accept with flags whatever the request offered is caught",
+			"negative control: no flags in a first request is caught",
+			"negative control: any R_FLAGS refusal taken as minor 0 is caught",
+		};
 		int before = failures;
 
-		if (i)
-			accept_flags = accept_always;
-		else
+		if (i == 0)
 			request_flags = request_always;
+		else if (i == 1)
+			accept_flags = accept_always;
+		else if (i == 2)
+			request_flags = request_known_only;
+		else
+			refused_minor = refused_flags_zero;
 		quiet = true;
 		compat();
 		quiet = false;
 		request_flags = rds_ib_hs_request_flags;
 		accept_flags = rds_ib_hs_accept_flags;
+		refused_minor = rds_ib_hs_refused_minor;
 		v = failures > before;
 		failures = before + !v;
-		report(i ? "negative control: an accept with flags whatever the request offered is caught" :
-			   "negative control: a request with flags to any peer is caught", before);
+		report(what[i], before);
 	}
 	return failures ? 1 : 0;
 }
