@@ -539,7 +539,8 @@ static void rds_ib_hb_arm(struct rds_ib_conn *ic)
  * peer asked for returns and that sent no data frame for
  * ib_credit_return_ms, with nothing waiting to go, gives back the credits
  * it holds above RDS_IB_CREDIT_KEEP (rds_ib_send_ctrl() sends the return;
- * a data frame posted first calls it off).
+ * a data frame posted first calls it off, and so does anything waiting
+ * to go when the control frame is finally free).
  */
 static void rds_ib_gb_check(struct rds_ib_conn *ic, unsigned long now)
 {
@@ -547,8 +548,7 @@ static void rds_ib_gb_check(struct rds_ib_conn *ic, unsigned long now)
 
 	spin_lock_bh(&ic->i_lock);
 	if (ms && ic->i_up && ic->i_gb_peer_asked &&
-	    ic->i_credit.avail > RDS_IB_CREDIT_KEEP && !ic->i_xmit_stalled &&
-	    !ic->i_xmit_rm && !ic->i_pack_n &&
+	    ic->i_credit.avail > RDS_IB_CREDIT_KEEP && rds_ib_tx_idle(ic) &&
 	    !time_before(now, ic->i_last_tx + msecs_to_jiffies(ms)))
 		ic->i_gb_due = true;
 	spin_unlock_bh(&ic->i_lock);

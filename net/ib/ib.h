@@ -491,6 +491,16 @@ struct rds_ib_conn {
 						 */
 };
 
+/* Nothing waits to go: no partly sent message, no small ones held for a
+ * packed frame, no xmit stalled for credits or slots.  Give-back is for
+ * such a connection only (rds_ib_gb_check(), rds_ib_send_ctrl()).
+ */
+static inline bool rds_ib_tx_idle(struct rds_ib_conn *ic)
+{
+	lockdep_assert_held(&ic->i_lock);
+	return !ic->i_xmit_stalled && !ic->i_xmit_rm && !ic->i_pack_n;
+}
+
 extern struct workqueue_struct *rds_ib_wq;
 extern struct rds_transport rds_ib_transport;
 extern unsigned int rds_ib_credits;

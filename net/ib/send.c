@@ -841,8 +841,11 @@ void rds_ib_send_ctrl(struct rds_ib_conn *ic)
 	spin_lock_bh(&ic->i_lock);
 	if (!ic->i_up || ic->i_credit.ctrl_busy)
 		goto out;
-	/* Our credits drop now; the frame below carries the count. */
-	if (ic->i_gb_due)
+	/* Our credits drop now; the frame below carries the count.  Due
+	 * while a control frame was in flight, it may be stale: only an
+	 * idle connection gives back (rds_ib_gb_check()).
+	 */
+	if (ic->i_gb_due && rds_ib_tx_idle(ic))
 		back = rds_ib_credit_give_back(&ic->i_credit,
 					       RDS_IB_CREDIT_KEEP, U16_MAX);
 	ic->i_gb_due = false;
