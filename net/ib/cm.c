@@ -78,6 +78,16 @@ module_param_named(ib_idle_secs, rds_ib_idle_secs, uint, 0644);
 MODULE_PARM_DESC(ib_idle_secs,
 		 "Disconnect a peer after this many seconds without traffic (0: never; default 300)");
 
+/* Give-back (credit.h): an idle connection hands the credits it does not
+ * use back to a peer that asked for them, this long after its last data
+ * frame, checked at each heartbeat interval (so 2 to 4 s by default).  0:
+ * never, and our handshakes ask for none.
+ */
+unsigned int rds_ib_credit_return_ms = 2000;
+module_param_named(ib_credit_return_ms, rds_ib_credit_return_ms, uint, 0644);
+MODULE_PARM_DESC(ib_credit_return_ms,
+		 "Give unused credits back to the peer after this many ms without sending (0: never, and ask for none; default 2000)");
+
 unsigned int rds_ib_credits = 64;
 module_param_named(ib_credits, rds_ib_credits, uint, 0444);
 MODULE_PARM_DESC(ib_credits,
@@ -123,8 +133,21 @@ unsigned int rds_ib_hs_stats_info(struct rds_info_buf *out)
 				  rds_ib_hs_count, RDS_IB_HS_R_MAX);
 }
 
+/* The flags we would ask for (hs.h): give-back when it is on and our
+ * receive buffers come out of the device's pool.
+ */
+static u16 rds_ib_cm_flags_wanted(struct rds_ib_conn *ic)
+{
+	lockdep_assert_held(&ic->i_cm_mutex);
+	if (!READ_ONCE(rds_ib_credit_return_ms) ||
+	    !ic->i_rdev->rd_rx_ops->conn_release)
+		return 0;
+	return RDS_IB_HS_F_GIVEBACK;
+}
+
+/* Our handshake, with flags (the attempt's queue pair exists). */
 static void rds_ib_cm_handshake_fill(struct rds_ib_conn *ic,
-				     struct rds_ib_hs *hs, u8 tos)
+				     struct rds_ib_hs *hs, u8 tos, u16 flags)
 {
 	struct rds_connection *conn = ic->i_conn;
 	struct rds_message *rm;
@@ -133,6 +156,7 @@ static void rds_ib_cm_handshake_fill(struct rds_ib_conn *ic,
 	memset(hs, 0, sizeof(*hs));
 	hs->major = RDS_IB_HS_MAJOR;
 	hs->minor = RDS_IB_HS_MINOR;
+	hs->flags = flags;
 	hs->frag_shift = RDS_IB_RX_SHIFT;
 	hs->credits = ic->i_grant;
 	hs->tos = tos;
@@ -160,6 +184,8 @@ static void rds_ib_cm_handshake_fill(struct rds_ib_conn *ic,
 	spin_lock_bh(&ic->i_lock);
 	if (rds_seq_after(first - 1, ic->i_posted_seq))
 		ic->i_posted_seq = first - 1;
+	/* asked for returns: the peer may send them from now on */
+	ic->i_gb_asked = flags & RDS_IB_HS_F_GIVEBACK;
 	spin_unlock_bh(&ic->i_lock);
 }
 
@@ -185,10 +211,12 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 		pr_info("%pI6c restarted (generation %08x, was %08x)\n",
 			&conn->c_faddr, hs->hello.gen, ic->i_peer_gen);
 	WRITE_ONCE(ic->i_peer_gen, hs->hello.gen);
+	ic->i_peer_minor = rds_ib_hs_peer_minor(hs->minor);
 	/* Frames may have arrived (and granted) before this: add to them. */
 	spin_lock_bh(&ic->i_lock);
 	ic->i_peer_grant = hs->credits;
 	ic->i_credit.avail += hs->credits;
+	ic->i_gb_peer_asked = hs->flags & RDS_IB_HS_F_GIVEBACK;
 	/* Minor 1 and later take packed frames, as large as their receive
 	 * buffers (the decoder took frag_shift within 12..16).
 	 */
@@ -280,6 +308,10 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 	 */
 	spin_lock_bh(&ic->i_lock);
 	rds_ib_credit_init(&ic->i_credit, 0, ic->i_grant);
+	ic->i_gb_asked = false;
+	ic->i_gb_peer_asked = false;
+	ic->i_gb_due = false;
+	ic->i_last_tx = jiffies;
 	ic->i_peer_grant = RDS_IB_HS_MAX_CREDITS;
 	ic->i_pack_max = 1;	/* until the peer's handshake says */
 	ic->i_pack_room = RDS_IB_FRAG;
@@ -499,6 +531,25 @@ static void rds_ib_hb_arm(struct rds_ib_conn *ic)
 				 msecs_to_jiffies(ms ?: 1000));
 }
 
+/* Give-back (credit.h), at each heartbeat interval: a connection whose
+ * peer asked for returns and that sent no data frame for
+ * ib_credit_return_ms, with nothing waiting to go, gives back the credits
+ * it holds above RDS_IB_CREDIT_KEEP (rds_ib_send_ctrl() sends the return;
+ * a data frame posted first calls it off, and so does anything waiting
+ * to go when the control frame is finally free).
+ */
+static void rds_ib_gb_check(struct rds_ib_conn *ic, unsigned long now)
+{
+	unsigned int ms = READ_ONCE(rds_ib_credit_return_ms);
+
+	spin_lock_bh(&ic->i_lock);
+	if (ms && ic->i_up && ic->i_gb_peer_asked &&
+	    ic->i_credit.avail > RDS_IB_CREDIT_KEEP && rds_ib_tx_idle(ic) &&
+	    !time_before(now, ic->i_last_tx + msecs_to_jiffies(ms)))
+		ic->i_gb_due = true;
+	spin_unlock_bh(&ic->i_lock);
+}
+
 /* Runs every heartbeat interval while the connection is up.  A peer that
  * sent nothing for an interval is asked for a sign of life (a control
  * frame it must answer); one that stays silent for 4 intervals after the
@@ -555,6 +606,7 @@ static void rds_ib_hb_work(struct work_struct *work)
 		rds_ib_conn_error(ic, "heartbeat");
 		goto unlock;
 	}
+	rds_ib_gb_check(ic, now);
 	rds_ib_send_ctrl(ic);
 	rds_ib_hb_arm(ic);
 unlock:
@@ -799,6 +851,8 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	mod_delayed_work(rds_ib_wq, &ic->i_timeout_work, RDS_IB_ATTEMPT_TIMEOUT);
 	rds_conn_set_state(conn, RDS_CONN_CONNECTING, "accepting");
 	ic->i_peer_ml = !!ml;
+	if (ml)
+		ic->i_peer_minor = 0;
 	if (ml ? !rds_ib_ml_apply(ic, ml->ml.ack_seq) :
 	    !rds_ib_cm_handshake_apply(ic, offer)) {
 		reason = RDS_IB_HS_R_FLAGS;
@@ -813,7 +867,9 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 		hs.major = ml->proto >> 8;
 		hs.minor = ml->proto & 0xff;
 	} else {
-		rds_ib_cm_handshake_fill(ic, &hs, tos);
+		rds_ib_cm_handshake_fill(ic, &hs, tos,
+					 rds_ib_hs_accept_flags(offer,
+								rds_ib_cm_flags_wanted(ic)));
 		hs.minor = minor;
 		rds_ib_hs_encode(&hs, buf);
 		param.private_data_len = sizeof(struct rds_ib_hs_wire);
@@ -866,7 +922,9 @@ static int rds_ib_cm_connect(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	ret = rds_ib_attempt_setup(ic, id);
 	if (ret)
 		return ret;
-	rds_ib_cm_handshake_fill(ic, &hs, ic->i_conn->c_tos);
+	rds_ib_cm_handshake_fill(ic, &hs, ic->i_conn->c_tos,
+				 rds_ib_hs_request_flags(ic->i_peer_minor,
+							 rds_ib_cm_flags_wanted(ic)));
 	param.private_data = buf;
 	if (hs.v6) {
 		/* Ours, marked (hs.h): the kernel's RDS refuses it.  At
@@ -904,6 +962,10 @@ static void rds_ib_cm_refused(struct rds_ib_conn *ic,
 	    rds_ib_hs_decode(event->param.conn.private_data,
 			     event->param.conn.private_data_len, &hs) ==
 	    RDS_IB_HS_OK && hs.reason) {
+		/* An old build's refusal (of our flags) says minor 0 or 1:
+		 * the next request has none (hs.h).
+		 */
+		ic->i_peer_minor = rds_ib_hs_refused_minor(&hs);
 		if (hs.reason != RDS_IB_HS_R_BUSY)
 			pr_info_ratelimited("%pI6c refused our connection: %s\n",
 					    &ic->i_conn->c_faddr,
@@ -1315,6 +1377,7 @@ int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 		return -ENOMEM;
 	}
 	ic->i_proto = &rds_ib_proto_ours;
+	ic->i_peer_minor = RDS_IB_HS_PEER_UNKNOWN;
 	INIT_LIST_HEAD(&ic->i_held);
 	mutex_init(&ic->i_cm_mutex);
 	INIT_LIST_HEAD(&ic->i_dead_ids);

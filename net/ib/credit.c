@@ -68,6 +68,29 @@ void rds_ib_credit_refilled(struct rds_ib_credit *c, u32 n)
 	c->unadv += n;
 }
 
+u32 rds_ib_credit_give_back(struct rds_ib_credit *c, u32 keep, u32 max)
+{
+	u32 n;
+
+	if (c->ctrl_busy || c->avail <= keep)
+		return 0;
+	n = c->avail - keep;
+	if (n > max)
+		n = max;
+	c->avail -= n;
+	return n;
+}
+
+bool rds_ib_credit_returned(struct rds_ib_credit *c, bool asked, bool data,
+			    u32 n, u32 keep)
+{
+	if (!asked || data || !n || n > c->peer_avail ||
+	    c->peer_avail - n < keep)
+		return false;
+	c->peer_avail -= n;
+	return true;
+}
+
 int rds_ib_pool_take(int free, int want, int min)
 {
 	int least = want < min ? want : min;
@@ -85,4 +108,11 @@ bool rds_ib_pool_keep_back(int free, u32 reserved, u32 min)
 bool rds_ib_pool_earn(int free, u32 reserved, u32 cap)
 {
 	return free > 0 && reserved < cap;
+}
+
+u32 rds_ib_pool_release(u32 reserved, u32 n, u32 min)
+{
+	if (reserved <= min)
+		return 0;
+	return n < reserved - min ? n : reserved - min;
 }

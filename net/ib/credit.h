@@ -67,6 +67,43 @@ bool rds_ib_credit_recv(struct rds_ib_credit *c, bool data, u8 grant,
 /* We refilled n receive buffers (used by data frames) for this connection. */
 void rds_ib_credit_refilled(struct rds_ib_credit *c, u32 n);
 
+/* Give-back (protocol minor 2, toward a peer whose handshake asked for
+ * it: RDS_IB_HS_F_GIVEBACK, hs.h).  Credits a peer granted us are
+ * receive buffers it holds for us out of its device's pool; a connection
+ * that sends nothing for a while hands the ones it does not use back, so
+ * that the peer's busy connections can have them:
+ *   - the sender, idle, gives back all of its credits above keep (the
+ *     smallest grant's credits), in one control frame flagged
+ *     RDS_IB_FLAG_RETURN (frame.h) that carries the count; its own
+ *     count drops by as much when the frame is built;
+ *   - the receiver takes the count off the credits it granted and
+ *     releases as many buffers to its pool (rds_ib_pool_release());
+ *   - a connection that sends again earns its grant back a frame at a
+ *     time (rds_ib_pool_earn(), unchanged).
+ * A correct sender's return always leaves it keep credits or more, and
+ * the receiver's count of its grants is never below the sender's (the
+ * frames in flight are counted by both or by neither): a return that
+ * came unasked, on a data frame, of 0 credits, or of more than would
+ * leave the peer keep of our grants is a protocol violation.
+ */
+#define RDS_IB_CREDIT_KEEP	4
+
+/* Sender: the credits to give back now (0: none), at most max (what a
+ * frame carries), taken off our count.  Only when no control frame is in
+ * flight (the return is one): the caller then calls
+ * rds_ib_credit_take_ctrl() for it.
+ */
+u32 rds_ib_credit_give_back(struct rds_ib_credit *c, u32 keep, u32 max);
+
+/* Receiver: a frame (data: a data frame) flagged as a return of n
+ * credits arrived, after rds_ib_credit_recv() took its grant; asked: our
+ * handshake asked the peer for returns.  False: a protocol violation
+ * (above).  True: our grants shrank by n, and n buffers are to be
+ * released.
+ */
+bool rds_ib_credit_returned(struct rds_ib_credit *c, bool asked, bool data,
+			    u32 n, u32 keep);
+
 /* The device's pool of shared receive buffers (srq.c), out of which every
  * connection's grant comes: free is what no connection was promised, and
  * may be below zero (debt).  The rules:
@@ -90,7 +127,10 @@ void rds_ib_credit_refilled(struct rds_ib_credit *c, u32 n);
  * what they paid they earn back, a frame at a time, once buffers are
  * free again, never taking the pool into debt; idle connections neither
  * pay nor earn.  Out of debt, frames on the connections below their cap
- * bring each back to its cap, or the pool to no free buffer.
+ * bring each back to its cap, or the pool to no free buffer.  With
+ * give-back (above) idle connections hand their unused credits back,
+ * down to min: a connection's buffers are then those it promised its
+ * peer (the control buffer, its grants and its refills not yet granted).
  */
 
 /* Buffers a new connection takes: free is what is free now. */
@@ -107,5 +147,12 @@ bool rds_ib_pool_keep_back(int free, u32 reserved, u32 min);
  * free being what is free now.  Asked only when it keeps nothing back.
  */
 bool rds_ib_pool_earn(int free, u32 reserved, u32 cap);
+
+/* How many buffers a connection holding reserved gives back to the pool
+ * when its peer returned n credits: n, never taking it below min (a
+ * return rds_ib_credit_returned() took leaves the connection min or
+ * more: the control buffer and keep credits).
+ */
+u32 rds_ib_pool_release(u32 reserved, u32 n, u32 min);
 
 #endif /* _RDS_IB_CREDIT_H */

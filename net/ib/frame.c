@@ -16,9 +16,10 @@ static_assert(offsetof(struct rds_header, h_ack) == RDS_IB_HDR_ACK);
 static_assert(offsetof(struct rds_header, h_len) == RDS_IB_HDR_LENGTH);
 static_assert(offsetof(struct rds_header, h_flags) == RDS_IB_HDR_FLAGS);
 static_assert(offsetof(struct rds_header, h_credit) == RDS_IB_HDR_CREDIT);
-static_assert(!((RDS_IB_FLAG_CTRL | RDS_IB_FLAG_HB | RDS_IB_FLAG_PACK) &
+static_assert(!((RDS_IB_FLAG_CTRL | RDS_IB_FLAG_HB | RDS_IB_FLAG_PACK |
+		  RDS_IB_FLAG_RETURN) &
 		(RDS_FLAG_CONG_BITMAP | RDS_FLAG_ACK_REQUIRED |
-		 RDS_FLAG_RETRANSMITTED)));
+		 RDS_FLAG_RETRANSMITTED | RDS_FLAG_SILENT)));
 #else
 #include <string.h>
 #include "frame.h"

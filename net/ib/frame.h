@@ -12,7 +12,9 @@
  *    message the header describes;
  *  - a control frame (RDS_IB_FLAG_CTRL): nothing; the header carries only
  *    an ACK (h_ack) and credits (h_credit), and with RDS_IB_FLAG_HB asks
- *    the peer to answer (heartbeat);
+ *    the peer to answer (heartbeat); with RDS_IB_FLAG_RETURN (protocol
+ *    minor 2, only to a peer whose handshake asked for it) it gives back
+ *    h_sport (big-endian) of the credits the peer granted (credit.h);
  *  - a packed frame (RDS_IB_FLAG_PACK, protocol minor 1 and later): the
  *    whole data of the message the header describes, then more whole
  *    messages, each a header followed by its data, back to back:
@@ -41,6 +43,7 @@
 #define RDS_IB_FLAG_CTRL	0x80	/* a control frame */
 #define RDS_IB_FLAG_HB		0x40	/* control frame: answer me */
 #define RDS_IB_FLAG_PACK	0x20	/* data frame: whole messages follow */
+#define RDS_IB_FLAG_RETURN	0x08	/* control frame: credits given back */
 
 /* Most messages a sender puts in one packed frame (copied into one
  * buffer: the frame takes two SGEs whatever their number): 7 of 1 KiB

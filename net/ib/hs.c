@@ -4,6 +4,7 @@
  * Pure code: no locks, no allocation, no verbs.
  */
 #ifdef __KERNEL__
+#include <linux/limits.h>
 #include <linux/string.h>
 #else
 #include <string.h>
@@ -39,7 +40,7 @@ void rds_ib_hs_encode(const struct rds_ib_hs *hs, void *buf)
 		.magic		= cpu_to_be32(RDS_IB_HS_MAGIC),
 		.major		= hs->major,
 		.minor		= hs->minor,
-		.flags		= 0,
+		.flags		= cpu_to_be16(hs->flags),
 		.gen		= cpu_to_be32(hs->hello.gen),
 		.peer_gen	= cpu_to_be32(hs->hello.peer_gen),
 		.rx_next	= cpu_to_be64(hs->hello.rx_next),
@@ -62,7 +63,7 @@ void rds_ib_hs_offer_put(const struct rds_ib_hs *hs, void *buf)
 		.magic		= cpu_to_be16(RDS_IB_HS_OFFER_MAGIC),
 		.major		= hs->major,
 		.minor		= hs->minor,
-		.flags		= 0,
+		.flags		= (u8)hs->flags,
 		.frag_shift	= hs->frag_shift,
 		.credits	= cpu_to_be16(hs->credits > RDS_IB_HS_MAX_CREDITS ?
 					      RDS_IB_HS_MAX_CREDITS :
@@ -73,6 +74,8 @@ void rds_ib_hs_offer_put(const struct rds_ib_hs *hs, void *buf)
 	};
 	u8 *b = buf;
 
+	/* the tail has one byte of flags */
+	static_assert(RDS_IB_HS_F_KNOWN <= U8_MAX);
 	b[RDS_IB_HS_OFFER_MARK_OFF] = RDS_IB_HS_OFFER_MARK;
 	memcpy(b + RDS_IB_HS_OFFER_LEN - sizeof(t), &t, sizeof(t));
 }
@@ -88,6 +91,13 @@ bool rds_ib_hs_is_offer(const void *buf, size_t len)
 	memcpy(&magic, b + RDS_IB_HS_OFFER_LEN -
 	       sizeof(struct rds_ib_hs_offer_tail), sizeof(magic));
 	return be16_to_cpu(magic) == RDS_IB_HS_OFFER_MAGIC;
+}
+
+/* Flags: known ones, at a minor that has them. */
+static bool rds_ib_hs_flags_ok(u8 minor, u16 flags)
+{
+	return !flags || (!(flags & ~RDS_IB_HS_F_KNOWN) &&
+			  minor >= RDS_IB_HS_MINOR_FLAGS);
 }
 
 /* The common checks of a decoded handshake, whatever its layout. */
@@ -117,8 +127,9 @@ static enum rds_ib_hs_reason rds_ib_hs_offer_decode(const u8 *b,
 	hs->v6 = false;		/* offers are IPv4 only */
 	if (t.major != RDS_IB_HS_MAJOR)
 		return RDS_IB_HS_R_VERSION;
-	if (t.flags)
+	if (!rds_ib_hs_flags_ok(t.minor, t.flags))
 		return RDS_IB_HS_R_FLAGS;
+	hs->flags = t.flags;
 	hs->hello.gen = be32_to_cpu(t.gen);
 	hs->hello.peer_gen = be32_to_cpu(t.peer_gen);
 	hs->hello.rx_next = be64_to_cpu(ack) + 1;
@@ -147,8 +158,9 @@ enum rds_ib_hs_reason rds_ib_hs_decode(const void *buf, size_t len,
 	/* Fields below may change meaning with the major version. */
 	if (w.major != RDS_IB_HS_MAJOR)
 		return RDS_IB_HS_R_VERSION;
-	if (w.flags || w.reserved)
+	if (!rds_ib_hs_flags_ok(w.minor, be16_to_cpu(w.flags)) || w.reserved)
 		return RDS_IB_HS_R_FLAGS;
+	hs->flags = be16_to_cpu(w.flags);
 	hs->hello.gen = be32_to_cpu(w.gen);
 	hs->hello.peer_gen = be32_to_cpu(w.peer_gen);
 	hs->hello.rx_next = be64_to_cpu(w.rx_next);
@@ -173,4 +185,28 @@ enum rds_ib_hs_reason rds_ib_hs_negotiate(const struct rds_ib_hs *offer,
 		return RDS_IB_HS_R_TOS;
 	*minor = offer->minor < mine ? offer->minor : mine;
 	return RDS_IB_HS_OK;
+}
+
+u8 rds_ib_hs_peer_minor(u8 minor)
+{
+	static_assert(RDS_IB_HS_MINOR < RDS_IB_HS_PEER_UNKNOWN);
+	return minor < RDS_IB_HS_MINOR ? minor : RDS_IB_HS_MINOR;
+}
+
+u16 rds_ib_hs_request_flags(u8 peer_minor, u16 wanted)
+{
+	if (peer_minor == RDS_IB_HS_PEER_UNKNOWN ||
+	    peer_minor >= RDS_IB_HS_MINOR_FLAGS)
+		return wanted;
+	return 0;
+}
+
+u16 rds_ib_hs_accept_flags(const struct rds_ib_hs *offer, u16 wanted)
+{
+	return offer->minor >= RDS_IB_HS_MINOR_FLAGS ? wanted : 0;
+}
+
+u8 rds_ib_hs_refused_minor(const struct rds_ib_hs *rej)
+{
+	return rds_ib_hs_peer_minor(rej->minor);
 }

@@ -12,7 +12,8 @@
  *   0  magic      "RDSi"
  *   4  major      protocol major version: must match exactly
  *   5  minor      highest minor version the sender speaks
- *   6  flags      RDS_IB_HS_F_* (none defined yet: must be 0)
+ *   6  flags      RDS_IB_HS_F_* (minor 2 and later; any other bit, or a
+ *                 flag at a lower minor, is refused)
  *   8  gen        sender's generation (non-zero, new at every module load)
  *  12  peer_gen   generation of the receiver the sender knows (0: none)
  *  16  rx_next    next sequence number the sender will deliver
@@ -37,6 +38,28 @@
  * Version negotiation: the connecting side offers its major.minor; the
  * accepting side refuses another major (with its own version in the REJ)
  * and otherwise answers with min(minor) which both then use.
+ *
+ * Flags (minor 2): each side's handshake says what it asks of the other
+ * for this connection.  RDS_IB_HS_F_GIVEBACK: "give me back the credits
+ * you do not use" (credit.h): the other side may then send returns
+ * (RDS_IB_FLAG_RETURN, frame.h), and a side that did not ask refuses
+ * them.  Builds of minor 1 and before refuse any flag (R_FLAGS) in a
+ * request and fail an accept that carries one, so:
+ *   - the accepting side sets flags in its accept only when the request
+ *     offered minor 2 or later (rds_ib_hs_accept_flags());
+ *   - the connecting side sets them in its request toward a peer it
+ *     has not seen yet (RDS_IB_HS_PEER_UNKNOWN) or last saw at minor 2
+ *     or later (rds_ib_hs_request_flags()).  An old build refuses that
+ *     first request for flags with its own minor (1, or 0 before packed
+ *     frames) in the REJ; the connecting side takes that minor
+ *     (rds_ib_hs_refused_minor()) and the next attempt goes without:
+ *     one refused attempt per connection to an old peer per module load.
+ *     A new build's refusal says minor 2 whatever its reason (R_FLAGS
+ *     also stands for "the handshake acknowledges unsent messages"),
+ *     so flags stay on toward it.
+ * The kernel's RDS never sees a flag: an offer (below) puts them where it
+ * never reads, and a peer seen running it has minor 0 here (never
+ * RDS_IB_HS_PEER_UNKNOWN again).
  */
 #ifndef _RDS_IB_HS_H
 #define _RDS_IB_HS_H
@@ -54,7 +77,15 @@
 
 #define RDS_IB_HS_MAGIC		0x52445369	/* "RDSi" */
 #define RDS_IB_HS_MAJOR		1
-#define RDS_IB_HS_MINOR		1	/* 1: packed frames (frame.h) */
+/* 1: packed frames (frame.h); 2: handshake flags, give-back (credit.h) */
+#define RDS_IB_HS_MINOR		2
+#define RDS_IB_HS_MINOR_FLAGS	2	/* the first minor with flags */
+#define RDS_IB_HS_F_GIVEBACK	0x0001	/* return unused credits to me */
+#define RDS_IB_HS_F_KNOWN	RDS_IB_HS_F_GIVEBACK
+/* The minor of a peer never seen (no handshake of its yet): above any
+ * minor we keep (rds_ib_hs_peer_minor() caps those at ours).
+ */
+#define RDS_IB_HS_PEER_UNKNOWN	0xff
 #define RDS_IB_HS_MIN_SHIFT	12	/* 4 KiB fragments */
 #define RDS_IB_HS_MAX_SHIFT	16	/* 64 KiB fragments */
 #define RDS_IB_HS_MAX_CREDITS	65535
@@ -106,6 +137,7 @@ enum rds_ib_hs_reason {
 struct rds_ib_hs {
 	u8			major;
 	u8			minor;
+	u16			flags;	/* RDS_IB_HS_F_* */
 	u8			frag_shift;
 	u32			credits;
 	u8			tos;
@@ -125,7 +157,7 @@ struct rds_ib_hs {
  *  32  magic      "Rx"
  *  34  major
  *  35  minor
- *  36  flags      0
+ *  36  flags      the low byte of the flags (all of them fit)
  *  37  frag_shift
  *  38  credits    be16 (RDS_IB_HS_MAX_CREDITS at most)
  *  40  gen
@@ -178,6 +210,27 @@ enum rds_ib_hs_reason rds_ib_hs_decode(const void *buf, size_t len,
 /* Accepting side: the minor version to use, or a refusal (version, TOS). */
 enum rds_ib_hs_reason rds_ib_hs_negotiate(const struct rds_ib_hs *offer,
 					  u8 my_tos, u8 *minor);
+
+/* The minor to keep of a peer whose handshake said minor: capped at
+ * ours, so that it is never RDS_IB_HS_PEER_UNKNOWN.
+ */
+u8 rds_ib_hs_peer_minor(u8 minor);
+
+/* Connecting side: the flags of our request (wanted: the ones we would
+ * ask for), toward a peer last seen at peer_minor (RDS_IB_HS_PEER_UNKNOWN:
+ * never seen; 0: seen running the kernel's RDS; 0 or 1: an old build,
+ * which refuses flags).
+ */
+u16 rds_ib_hs_request_flags(u8 peer_minor, u16 wanted);
+
+/* Accepting side: the flags of our accept of offer (wanted: as above). */
+u16 rds_ib_hs_accept_flags(const struct rds_ib_hs *offer, u16 wanted);
+
+/* Connecting side: what to take the peer's minor as after it refused us
+ * with rej (decoded): its own, whatever the reason (an old build's says
+ * 0 or 1, which turns our flags off).
+ */
+u8 rds_ib_hs_refused_minor(const struct rds_ib_hs *rej);
 
 const char *rds_ib_hs_reason_name(enum rds_ib_hs_reason reason);
 

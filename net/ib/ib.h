@@ -64,6 +64,12 @@ struct rds_ib_rx_ops {
 	 * 0 (the SRQ keeps it back while its pool is in debt).
 	 */
 	u32		(*conn_refill)(struct rds_ib_conn *ic);
+	/* The peer gave back n of our grants (credit.h, give-back; receive
+	 * completion, under i_lock): release as many buffers to the pool.
+	 * NULL: the connection's buffers are its own (ring), nothing to
+	 * release, and the peer is never asked for returns.
+	 */
+	void		(*conn_release)(struct rds_ib_conn *ic, u32 n);
 	/* Make every completion of the QP arrive (sends and receives):
 	 * after it, no completion of the QP is queued or being handled,
 	 * so the QP may be destroyed.
@@ -258,6 +264,9 @@ enum {
 	RDS_IB_C_RX_HELD_DROPPED,	/* held ones dropped at the end */
 	RDS_IB_C_ACCEPT_TIMEOUTS,	/* accepted, never completed: ended */
 	RDS_IB_C_PACK_NOMEM,		/* no copy for a packed frame: sent apart */
+	RDS_IB_C_CREDIT_RETURNS,	/* give-back frames sent */
+	RDS_IB_C_CREDITS_RETURNED,	/* credits they gave back */
+	RDS_IB_C_CREDITS_RELEASED,	/* SRQ buffers released on returns */
 	RDS_IB_C_MAX,
 };
 
@@ -329,6 +338,12 @@ struct rds_ib_conn {
 	 * attempt we make starts in its protocol (i_cm_mutex)
 	 */
 	bool			i_peer_ml;
+	/* the minor of the peer's last handshake of ours, capped at ours
+	 * (RDS_IB_HS_PEER_UNKNOWN: none yet; 0: the kernel's RDS, or an old
+	 * build): our request carries flags toward an unknown peer and
+	 * minor 2 and later (hs.h) (i_cm_mutex)
+	 */
+	u8			i_peer_minor;
 	/* the kernel's RDS refused our IPv6 request (it does not speak ours
 	 * over IPv6): said once, retried every RDS_IB_ML6_RETRY_MS while
 	 * messages wait, until a connection is up (i_cm_mutex)
@@ -392,6 +407,16 @@ struct rds_ib_conn {
 	u32			i_rx_unacked;	/* delivered, not yet acked */
 	u64			i_rx_unacked_bytes;
 	u32			i_grant;	/* credits we grant per attempt */
+	/* give-back (credit.h), for the attempt: our handshake asked the
+	 * peer for returns (we take them), the peer's asked us (we may
+	 * send them), both set before the attempt is up; the connection is
+	 * idle and a return is to be sent (rds_ib_send_ctrl()); when our
+	 * last data frame was posted (jiffies)
+	 */
+	bool			i_gb_asked;
+	bool			i_gb_peer_asked;
+	bool			i_gb_due;
+	unsigned long		i_last_tx;
 	u32			i_peer_grant;	/* credits the peer granted us */
 	u64			i_hs_ack;	/* the ACK our handshake carried */
 	u32			i_reserved;	/* buffers taken from rd_rx_free */
@@ -457,11 +482,22 @@ struct rds_ib_conn {
 						 */
 };
 
+/* Nothing waits to go: no partly sent message, no small ones held for a
+ * packed frame, no xmit stalled for credits or slots.  Give-back is for
+ * such a connection only (rds_ib_gb_check(), rds_ib_send_ctrl()).
+ */
+static inline bool rds_ib_tx_idle(struct rds_ib_conn *ic)
+{
+	lockdep_assert_held(&ic->i_lock);
+	return !ic->i_xmit_stalled && !ic->i_xmit_rm && !ic->i_pack_n;
+}
+
 extern struct workqueue_struct *rds_ib_wq;
 extern struct rds_transport rds_ib_transport;
 extern unsigned int rds_ib_credits;
 extern unsigned int rds_ib_idle_secs;
 extern unsigned int rds_ib_heartbeat_ms;
+extern unsigned int rds_ib_credit_return_ms;
 extern unsigned int rds_ib_max_send_wr;
 extern unsigned int rds_ib_max_unsignaled_wr;
 void rds_ib_flow_control_check(void);

@@ -66,6 +66,8 @@ const char *rds_ib_ml_use(struct rds_ib_conn *ic, bool ml)
 
 	lockdep_assert_held(&ic->i_cm_mutex);
 	ic->i_peer_ml = ml;
+	if (ml)
+		ic->i_peer_minor = 0;	/* no flag toward it (hs.h) */
 	spin_lock_bh(&ic->i_lock);
 	if (ic->i_proto != p) {
 		if (ic->i_rx_frames) {

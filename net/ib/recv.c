@@ -537,15 +537,18 @@ bool rds_ib_recv_head(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 void rds_ib_ours_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 			    struct ib_wc *wc)
 {
+	const struct rds_ib_rx_ops *ops;
 	struct rds_header hdr;
 	struct rds_message *done = NULL;
 	const char *why = NULL;
-	bool ctrl, ok, kick;
-	u32 data_len;
+	bool ctrl, ok, kick, back;
+	u32 data_len, n;
 	u64 seen;
 
 	if (!rds_ib_recv_head(ic, buf, wc, &hdr, &data_len, &seen))
 		return;
+	/* the attempt's: its device stays until its receives are drained */
+	ops = ic->i_rdev->rd_rx_ops;
 	if (hdr.h_csum != rds_ib_hdr_csum(&hdr)) {
 		rds_stats_inc(s_recv_drop_bad_checksum);
 		rds_ib_recv_bad(ic, &hdr, "header checksum");
@@ -565,12 +568,29 @@ void rds_ib_ours_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 	ok = rds_ib_credit_recv(&ic->i_credit, !ctrl, hdr.h_credit,
 				ic->i_peer_grant);
 	kick = ok && hdr.h_credit && ic->i_xmit_stalled;
-	if (ok && !ctrl)
-		rds_ib_credit_refilled(&ic->i_credit,
-				       ic->i_rdev->rd_rx_ops->conn_refill(ic));
+	/* A give-back (credit.h): asked for, on a control frame, within
+	 * our grants; its buffers go back to the pool.
+	 */
+	back = hdr.h_flags & RDS_IB_FLAG_RETURN;
+	n = be16_to_cpu(hdr.h_sport);
+	if (ok && back) {
+		back = rds_ib_credit_returned(&ic->i_credit,
+					      ic->i_gb_asked && ops->conn_release,
+					      !ctrl, n, RDS_IB_CREDIT_KEEP);
+		if (back)
+			ops->conn_release(ic, n);
+		else
+			why = "bad credit return";
+	}
+	if (ok && !why && !ctrl)
+		rds_ib_credit_refilled(&ic->i_credit, ops->conn_refill(ic));
 	spin_unlock_bh(&ic->i_lock);
 	if (!ok) {
 		rds_ib_recv_bad(ic, &hdr, "credits exceeded");
+		return;
+	}
+	if (why) {
+		rds_ib_recv_bad(ic, &hdr, why);
 		return;
 	}
 	if (!rds_ib_recv_take_ack(ic, &hdr, kick))

@@ -299,6 +299,9 @@ int rds_ib_slot_post(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
 	ic->i_head++;
 	rds_ib_count(RDS_IB_C_TX_FRAMES);
 	WRITE_ONCE(ic->i_last_active, jiffies);
+	/* not idle: no give-back (rds_ib_gb_check()) */
+	ic->i_last_tx = jiffies;
+	ic->i_gb_due = false;
 	if (ib_post_send(ic->i_qp, &s->s_wr, &bad)) {
 		/* The slot stays in the ring: the reset releases it. */
 		ic->i_up = false;
@@ -889,9 +892,10 @@ void rds_ib_xmit_done(struct rds_connection *conn)
 		rds_ib_conn_error(ic, "post send failed");
 }
 
-/* Send a control frame (ACK and/or credit grant) if one is due and none
- * is in flight.  Any context.  Toward the kernel's RDS an ACK only (no
- * credits are refilled, no heartbeat is asked or answered), in its form.
+/* Send a control frame (ACK and/or credit grant, or a give-back) if one
+ * is due and none is in flight.  Any context.  Toward the kernel's RDS an
+ * ACK only (no credits are refilled, no heartbeat is asked or answered,
+ * no give-back), in its form.
  */
 void rds_ib_send_ctrl(struct rds_ib_conn *ic)
 {
@@ -899,14 +903,23 @@ void rds_ib_send_ctrl(struct rds_ib_conn *ic)
 	const struct ib_send_wr *bad;
 	struct rds_header *hdr;
 	bool want_ack, lost = false;
+	u32 back = 0;
 	u8 grant;
 
 	spin_lock_bh(&ic->i_lock);
 	if (!ic->i_up || ic->i_credit.ctrl_busy)
 		goto out;
+	/* Our credits drop now; the frame below carries the count.  Due
+	 * while a control frame was in flight, it may be stale: only an
+	 * idle connection gives back (rds_ib_gb_check()).
+	 */
+	if (ic->i_gb_due && rds_ib_tx_idle(ic))
+		back = rds_ib_credit_give_back(&ic->i_credit,
+					       RDS_IB_CREDIT_KEEP, U16_MAX);
+	ic->i_gb_due = false;
 	want_ack = ic->i_ack_owed &&
 		   READ_ONCE(ic->i_rx_delivered) != ic->i_ack_sent;
-	if (!want_ack && !ic->i_hb_ask && !ic->i_hb_answer &&
+	if (!back && !want_ack && !ic->i_hb_ask && !ic->i_hb_answer &&
 	    !rds_ib_credit_want_update(&ic->i_credit,
 				       max_t(u32, 1, ic->i_grant / 4)))
 		goto out;
@@ -922,6 +935,12 @@ void rds_ib_send_ctrl(struct rds_ib_conn *ic)
 	}
 	ic->i_hb_ask = false;
 	ic->i_hb_answer = false;
+	if (back) {
+		hdr->h_flags |= RDS_IB_FLAG_RETURN;
+		hdr->h_sport = cpu_to_be16(back);
+		rds_ib_count(RDS_IB_C_CREDIT_RETURNS);
+		atomic64_add(back, &rds_ib_counters[RDS_IB_C_CREDITS_RETURNED]);
+	}
 	rds_ib_hdr_finish(ic, s, grant);
 	s->s_wr.next = NULL;
 	s->s_wr.num_sge = 1;

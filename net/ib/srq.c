@@ -351,7 +351,7 @@ static void rds_ib_srq_release(struct rds_ib_device *rdev)
 }
 
 /* The smallest grant: 4 credits and the control buffer. */
-#define RDS_IB_SRQ_MIN_TAKE	5
+#define RDS_IB_SRQ_MIN_TAKE	(RDS_IB_CREDIT_KEEP + 1)
 
 /* A connection's credits come out of the device's SRQ by the pool rules
  * of credit.h: ib_credits plus one control buffer, or what is left, and
@@ -414,6 +414,19 @@ static u32 rds_ib_srq_conn_refill(struct rds_ib_conn *ic)
 	return 1;
 }
 
+/* The peer gave back n of our grants (receive completion, under i_lock):
+ * the connection holds n buffers fewer, which the pool's other
+ * connections may earn (rds_ib_pool_earn()), or which pay its debt.
+ */
+static void rds_ib_srq_conn_release(struct rds_ib_conn *ic, u32 n)
+{
+	lockdep_assert_held(&ic->i_lock);
+	n = rds_ib_pool_release(ic->i_reserved, n, RDS_IB_SRQ_MIN_TAKE);
+	ic->i_reserved -= n;
+	atomic_add(n, &ic->i_rdev->rd_rx_free);
+	atomic64_add(n, &rds_ib_counters[RDS_IB_C_CREDITS_RELEASED]);
+}
+
 static int rds_ib_srq_conn_start(struct rds_ib_conn *ic)
 {
 	return 0;
@@ -473,6 +486,7 @@ const struct rds_ib_rx_ops rds_ib_srq_ops = {
 	.conn_prepare	= rds_ib_srq_conn_prepare,
 	.conn_start	= rds_ib_srq_conn_start,
 	.conn_refill	= rds_ib_srq_conn_refill,
+	.conn_release	= rds_ib_srq_conn_release,
 	.conn_drain	= rds_ib_srq_conn_drain,
 	.conn_stop	= rds_ib_srq_conn_stop,
 };

@@ -56,6 +56,9 @@ static const char *const rds_ib_counter_keys[RDS_IB_C_MAX] = {
 	[RDS_IB_C_RX_HELD_DROPPED] = "rx_held_dropped",
 	[RDS_IB_C_ACCEPT_TIMEOUTS] = "accept_timeouts",
 	[RDS_IB_C_PACK_NOMEM]	= "pack_nomem",
+	[RDS_IB_C_CREDIT_RETURNS] = "credit_returns",
+	[RDS_IB_C_CREDITS_RETURNED] = "credits_returned",
+	[RDS_IB_C_CREDITS_RELEASED] = "credits_released",
 };
 
 /* net.rds.ib.heartbeat_ms: how often a quiet connection asks the peer for
@@ -65,6 +68,11 @@ static const char *const rds_ib_counter_keys[RDS_IB_C_MAX] = {
  */
 unsigned int rds_ib_heartbeat_ms = 2000;
 static unsigned int rds_ib_heartbeat_ms_max = 3600 * MSEC_PER_SEC;
+
+/* net.rds.ib.credit_return_ms is ib_credit_return_ms (cm.c): at most an
+ * hour, as the heartbeat.
+ */
+static unsigned int rds_ib_credit_return_ms_max = 3600 * MSEC_PER_SEC;
 
 /* net.rds.ib.max_send_wr, max_unsignaled_wr: the send queue of the next
  * attempt (rds_ib_send_sizes()).
@@ -94,6 +102,15 @@ static struct ctl_table rds_ib_sysctl_table[] = {
 		.proc_handler	= proc_douintvec_minmax,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &rds_ib_heartbeat_ms_max,
+	},
+	{
+		.procname	= "credit_return_ms",
+		.data		= &rds_ib_credit_return_ms,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &rds_ib_credit_return_ms_max,
 	},
 	{
 		.procname	= "max_send_wr",

@@ -18,7 +18,10 @@
  * "half-open: answered, not completing" when the answer comes, and stay
  * SECONDS (or until killed) without ever completing; exit 0.  A refusal
  * is reported, and retried, as without -N.
- * MODE: valid, magic, major, flags, gen0, frag, credits, short, empty.
+ * MODE: valid, magic, major, flags, gen0, frag, credits, short, empty,
+ * old (a build of minor 1: its accept must carry no flag), giveback
+ * (minor 2 asking for give-back), oldflags (a flag at minor 1: refused).
+ * flags sets a flag no build knows.
  * Prints "accepted ..." (exit 0) or "refused: REASON" (exit 3); exit 1 on
  * errors, 2 on usage.  rdma_cm over emulated rxe sometimes rejects a first
  * attempt with "no listener"; such attempts are retried with backoff.
@@ -86,7 +89,15 @@ static size_t build(const char *mode, unsigned char *buf)
 	else if (!strcmp(mode, "major"))
 		buf[4] = RDS_IB_HS_MAJOR + 1;
 	else if (!strcmp(mode, "flags"))
-		buf[7] = 1;
+		buf[6] = 0x80;
+	else if (!strcmp(mode, "old"))
+		buf[5] = 1;
+	else if (!strcmp(mode, "giveback"))
+		buf[7] = RDS_IB_HS_F_GIVEBACK;
+	else if (!strcmp(mode, "oldflags")) {
+		buf[5] = 1;
+		buf[7] = RDS_IB_HS_F_GIVEBACK;
+	}
 	else if (!strcmp(mode, "gen0"))
 		memset(buf + 8, 0, 4);
 	else if (!strcmp(mode, "frag"))
@@ -185,8 +196,9 @@ static int attempt(struct sockaddr_in *src, struct sockaddr_in *dst,
 			       rds_ib_hs_reason_name(r));
 		else
 			printf("accepted: protocol %u.%u, gen 0x%x, frag %u, "
-			       "credits %u\n", hs.major, hs.minor,
-			       hs.hello.gen, 1u << hs.frag_shift, hs.credits);
+			       "credits %u, flags 0x%x\n", hs.major, hs.minor,
+			       hs.hello.gen, 1u << hs.frag_shift, hs.credits,
+			       hs.flags);
 		ret = r ? 1 : 0;
 		rdma_ack_cm_event(ev);
 		fflush(stdout);
@@ -285,7 +297,7 @@ int main(int argc, char **argv)
 	return ret == 4 ? 1 : ret;
 usage:
 	fprintf(stderr, "usage: %s -s SRC -d DST [-p PORT] [-m MODE] [-q TOS] [-r N] [-H S | -N S]\n"
-		"MODE: valid magic major flags gen0 frag credits short empty\n",
+		"MODE: valid magic major flags gen0 frag credits short empty old giveback oldflags\n",
 		argv[0]);
 	return 2;
 }

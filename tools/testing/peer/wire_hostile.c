@@ -210,6 +210,46 @@ static int hc_seq_behind(struct peer *p)
 	       peer_send_drain(p, 10000);
 }
 
+/* A give-back (credit.h) of n credits, on a control frame (ctrl) or a
+ * data frame of 10 bytes.
+ */
+static int h_return(struct peer *p, bool ctrl, u32 n)
+{
+	struct rds_header h;
+	u8 d[10] = { 0 };
+
+	if (!ctrl)
+		return h_data(p, 10, 10, RDS_IB_FLAG_RETURN, true) ? -1 : 0;
+	peer_hdr_fill(p, &h, 0, 0, 0, 0, RDS_IB_FLAG_CTRL | RDS_IB_FLAG_RETURN);
+	h.h_sport = cpu_to_be16(n);
+	h.h_csum = peer_csum(&h);
+	return peer_send_frame(p, &h, d, 0, true);
+}
+
+static int hc_ret_zero(struct peer *p) { return h_return(p, true, 0); }
+static int hc_ret_data(struct peer *p) { return h_return(p, false, 0); }
+
+/* One more than would leave us RDS_IB_CREDIT_KEEP of the module's grant. */
+static int hc_ret_below_keep(struct peer *p)
+{
+	return h_return(p, true, p->cr.avail - RDS_IB_CREDIT_KEEP + 1);
+}
+
+/* A correct one (the module's accept asked for it): it stays up. */
+static int hc_ret_ok(struct peer *p)
+{
+	u32 n;
+
+	if (!(p->theirs.flags & RDS_IB_HS_F_GIVEBACK)) {
+		printf("# the module's accept did not ask for give-back\n");
+		return -1;
+	}
+	n = rds_ib_credit_give_back(&p->cr, RDS_IB_CREDIT_KEEP, 0xffff);
+	if (!n)
+		return -1;
+	return h_return(p, true, n);
+}
+
 static const struct hcase hcases[] = {
 	{ "header checksum wrong", H_RESET, 1, hc_csum },
 	{ "frame shorter than a header", H_RESET, 1, hc_short },
@@ -222,6 +262,10 @@ static const struct hcase hcases[] = {
 	{ "ACK of a message never sent", H_RESET, 1, hc_ack_unsent },
 	{ "absurd credit grant (255)", H_RESET, 1, hc_credit_absurd },
 	{ "credit grant one beyond the handshake", H_RESET, 1, hc_credit_one },
+	{ "give-back of 0 credits", H_RESET, 1, hc_ret_zero },
+	{ "give-back on a data frame", H_RESET, 1, hc_ret_data },
+	{ "give-back leaving fewer than 4 credits", H_RESET, 1, hc_ret_below_keep },
+	{ "give-back within the grant (asked for)", H_STAY, 0, hc_ret_ok },
 	{ "packed: inner header with an ACK", H_RESET, 1, hc_pack_ack },
 	{ "packed: inner checksum wrong", H_RESET, 1, hc_pack_csum },
 	{ "packed: inner header flagged packed", H_RESET, 1, hc_pack_flags },

@@ -6,7 +6,10 @@
 # module's own net/ib/hs.c) against host 1's module with a valid handshake
 # and with each kind of malformed one.  The valid one is accepted with our
 # handshake in the answer; each other is refused with the right reason,
-# which host 1 counts.  Then each allocation of the accept path fails in
+# which host 1 counts.  The flags of minor 2 (hs.h): a request of a
+# build of minor 1 is answered without any flag, one of minor 2 with
+# give-back asked for (host 1 receives from its SRQ, give-back on), a
+# flag at minor 1 or one no build knows is refused.  Then each allocation of the accept path fails in
 # turn (fault_nth): the request is refused as "busy", nothing leaks, and
 # the next request is accepted.
 . "$(dirname "$0")/lib.sh"
@@ -16,7 +19,8 @@ P=/sys/module/rds/parameters
 rds_loaded || { ksft_fail "rds loaded"; ksft_exit; }
 # mode : what the answer must say
 cases="valid:accepted magic:not-RDS major:version flags:flags gen0:generation-0
-frag:fragment-size credits:credits short:generation-0 empty:not-RDS"
+frag:fragment-size credits:credits short:generation-0 empty:not-RDS
+old:accepted giveback:accepted oldflags:flags"
 
 if [ "$RDS_HOST" = 1 ]; then
 	keys="accepted not_rds version flags gen0 frag credits"
@@ -28,7 +32,7 @@ if [ "$RDS_HOST" = 1 ]; then
 	barrier done 600 || { ksft_fail "barrier done"; ksft_exit; }
 	cat $P/ib_handshakes
 	# Expected increments: "short" and "empty" read as gen0 and not_rds.
-	declare -A want=([accepted]=1 [not_rds]=2 [version]=1 [flags]=1
+	declare -A want=([accepted]=3 [not_rds]=2 [version]=1 [flags]=2
 			 [gen0]=2 [frag]=1 [credits]=1)
 	for k in $keys; do
 		check "host 1 counted $k +${want[$k]}" \
@@ -61,6 +65,11 @@ else
 		echo "# $mode: $out (exit $rc)"
 		if [ "$want" = accepted ]; then
 			check "$mode handshake accepted" test $rc = 0
+			# minor 1 gets none; minor 2 gets give-back asked for
+			flags=0x1
+			[ "$mode" = old ] && flags=0x0
+			check "$mode handshake: the answer's flags are $flags" \
+				bash -c "echo '$out' | grep -q 'flags $flags\$'"
 		else
 			check "$mode handshake refused: $want" \
 				bash -c "[ $rc = 3 ] && echo '$out' | grep -q '^refused: $want '"

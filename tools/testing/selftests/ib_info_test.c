@@ -27,7 +27,10 @@
  *             at least that many WRs and the drain's receive;
  *             rdma_mr_max the ib_mr_max parameter, rdma_mr_size 1 MiB in
  *             pages plus one; cache_allocs the receive buffers held, 8 KiB
- *             each.
+ *             each (fewer when the pool took some back: grants_shrunk,
+ *             or the peer gave idle credits back: credits_released; the
+ *             v6 record's equal to the v4 one unless a give-back came
+ *             between the two reads).
  *   v6        RDS6_INFO_IB_CONNECTIONS holds the same records, field for
  *             field, with v4-mapped addresses.
  *   counters  between before the traffic and after it, ib_tx_frames and
@@ -149,7 +152,7 @@ TEST_F_TIMEOUT(ib, info, 290)
 	unsigned char want_sgid[16], want_dgid[16], peer_sgid[2][16];
 	const char *addr, *peer;
 	int host = this_host(), i, k, ret;
-	long long credits, mr_max, no_srq, grant, short0, shrunk;
+	long long credits, mr_max, no_srq, grant, short0, shrunk, released;
 	long long tx0, rx0, tx1, rx1, bad0, bad1;
 	struct timeval tv = { .tv_sec = 60 * time_scale() };
 	static unsigned char msg[MSG_LEN + 1];
@@ -198,6 +201,8 @@ TEST_F_TIMEOUT(ib, info, 290)
 		}
 	}
 	ASSERT_EQ(0, barrier("exchanged", 120));
+	/* before the records: a give-back after it shows in the v6 check */
+	released = rds_info_counter(self->fd[0], "ib_credits_released");
 
 	/* probe: no buffer, one byte short, exact */
 	len = 0;
@@ -273,7 +278,7 @@ TEST_F_TIMEOUT(ib, info, 290)
 		} else {
 			EXPECT_EQ(grant, c->max_recv_wr);
 		}
-		if (!no_srq && shrunk) {
+		if (!no_srq && (shrunk || released)) {
 			EXPECT_GE(c->max_recv_wr * RX_KIB, c->cache_allocs);
 		} else if (!no_srq) {
 			EXPECT_EQ(c->max_recv_wr * RX_KIB, c->cache_allocs);
@@ -311,7 +316,9 @@ TEST_F_TIMEOUT(ib, info, 290)
 			EXPECT_EQ(c->rdma_mr_max, x->rdma_mr_max);
 			EXPECT_EQ(c->rdma_mr_size, x->rdma_mr_size);
 			EXPECT_EQ(c->sl, x->sl);
-			EXPECT_EQ(c->cache_allocs, x->cache_allocs);
+			if (released == rds_info_counter(self->fd[0],
+							 "ib_credits_released"))
+				EXPECT_EQ(c->cache_allocs, x->cache_allocs);
 		}
 		EXPECT_EQ(1, found) TH_LOG("v6 records for TOS %u", c->tos);
 	}

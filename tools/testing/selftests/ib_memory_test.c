@@ -21,6 +21,11 @@
  * when host 1 had at most 10 other connections before); no receiver was
  * ever not ready (rnr +0 on both hosts).
  *
+ * Give-back (net.rds.ib.credit_return_ms) is off on both hosts while the
+ * test runs, put back after: idle connections giving their credits back
+ * would repay the debt that grants_shrunk is asserted on, and change what
+ * the connections hold between the readings.
+ *
  * Memory is read on both hosts before any of this and once the
  * connections are up (host 2's N sockets closed first, so that the
  * difference is the connections alone; it also reads once with them open),
@@ -439,17 +444,45 @@ static unsigned int count_existing(int fd, const char *laddr,
 	return n;
 }
 
+#define GB_SYSCTL	"/proc/sys/net/rds/ib/credit_return_ms"
+
 FIXTURE(ib)
 {
-	int unused;
+	char gb_ms[32];		/* credit_return_ms before the test, or "" */
 };
 
+/* Give-back off (above); its value before is kept in gb_ms. */
 FIXTURE_SETUP(ib)
 {
+	FILE *f = fopen(GB_SYSCTL, "r");
+
+	self->gb_ms[0] = 0;
+	if (!f)
+		return;		/* single-host mode without IB */
+	if (!fgets(self->gb_ms, sizeof(self->gb_ms), f))
+		self->gb_ms[0] = 0;
+	fclose(f);
+	f = fopen(GB_SYSCTL, "w");
+	ASSERT_NE(NULL, f) TH_LOG("%s: %s", GB_SYSCTL, strerror(errno));
+	EXPECT_LE(0, fputs("0\n", f));
+	EXPECT_EQ(0, fclose(f)) TH_LOG("give-back off: %s", strerror(errno));
 }
 
 FIXTURE_TEARDOWN(ib)
 {
+	FILE *f;
+	int bad;
+
+	if (!self->gb_ms[0])
+		return;
+	f = fopen(GB_SYSCTL, "w");
+	if (!f) {
+		TH_LOG("cannot put %s back: %s", GB_SYSCTL, strerror(errno));
+		return;
+	}
+	bad = fputs(self->gb_ms, f) < 0;
+	if (fclose(f) || bad)
+		TH_LOG("cannot put %s back to %s", GB_SYSCTL, self->gb_ms);
 }
 
 TEST_F_TIMEOUT(ib, memory, 390)

@@ -93,6 +93,7 @@ static const struct {
 	long long min, max;
 } ranged[] = {
 	{ "heartbeat_ms", 0, 3600000 },
+	{ "credit_return_ms", 0, 3600000 },
 	{ "max_send_wr", 16, 1024 },
 	{ "max_recv_wr", 1, 128 },
 	{ "max_unsignaled_wr", 1, 64 },
@@ -142,6 +143,8 @@ TEST(ranges)
 	/* the same variables as the module parameters */
 	EXPECT_EQ(rds_param("ib_credits"), sysctl_get("max_recv_wr"));
 	EXPECT_EQ(rds_param("ib_idle_secs"), sysctl_get("idle_secs"));
+	EXPECT_EQ(rds_param("ib_credit_return_ms"),
+		  sysctl_get("credit_return_ms"));
 	EXPECT_EQ(rds_param("ib_mr_max"), sysctl_get("mr_max"));
 	v = sysctl_get("max_recv_allocation");
 	EXPECT_EQ(rds_param("ib_srq_size"), v);

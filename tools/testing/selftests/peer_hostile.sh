@@ -5,11 +5,13 @@
 # 1's module (peer_lib.sh): each malformed frame on a fresh connection
 # (TOS 107) — wrong header checksum, a frame shorter than a header, lengths
 # not matching fragments, fragments of another message, a fragment count
-# beyond 1 MiB, ACKs of messages never sent, absurd credit grants, broken
+# beyond 1 MiB, ACKs of messages never sent, absurd credit grants,
+# give-backs of 0 credits, on a data frame or leaving fewer than 4, broken
 # packed frames, a SEND larger than a receive buffer, sequence numbers
 # outside the receive window (2^62 ahead, a retransmission 2^33 behind) —
 # must make the module reset the connection (counted in bad_frames); a
-# congestion map of the wrong size is counted and ignored; a message to a
+# congestion map of the wrong size is counted and ignored, a correct
+# give-back (the module's accept asked for it) is taken; a message to a
 # port nobody bound is dropped and acknowledged.  Then handshakes: 56 bytes with junk after ours, truncated
 # ones, a reserved byte, an rdma_cm port nobody listens on, a flood of 30
 # valid and 30 garbage requests.  Throughout, a witness connection (TOS 108)

@@ -289,6 +289,43 @@ static int misbehaving_peer(void)
 	return 0;
 }
 
+/* Returns a receiver must refuse, and the sender's side of a return. */
+static int bad_returns(void)
+{
+	struct rds_ib_credit c;
+
+	rds_ib_credit_init(&c, 0, 10);
+	if (rds_ib_credit_returned(&c, false, false, 6, 4))
+		FAIL("a return we did not ask for accepted");
+	if (rds_ib_credit_returned(&c, true, true, 6, 4))
+		FAIL("a return on a data frame accepted");
+	if (rds_ib_credit_returned(&c, true, false, 0, 4))
+		FAIL("a return of 0 credits accepted");
+	if (rds_ib_credit_returned(&c, true, false, 11, 4))
+		FAIL("a return of more than was granted accepted");
+	if (rds_ib_credit_returned(&c, true, false, 7, 4))
+		FAIL("a return leaving the peer fewer than keep accepted");
+	if (c.peer_avail != 10)
+		FAIL("a refused return changed the grants (%u)", c.peer_avail);
+	if (!rds_ib_credit_returned(&c, true, false, 6, 4) || c.peer_avail != 4)
+		FAIL("a return down to keep refused (%u left)", c.peer_avail);
+	rds_ib_credit_init(&c, 4, 0);
+	if (rds_ib_credit_give_back(&c, 4, 255))
+		FAIL("gave back the last keep credits");
+	rds_ib_credit_init(&c, 300, 0);
+	if (rds_ib_credit_give_back(&c, 4, 255) != 255 || c.avail != 45)
+		FAIL("a return is capped at what a frame carries (%u left)",
+		     c.avail);
+	c.ctrl_busy = true;
+	if (rds_ib_credit_give_back(&c, 4, 255))
+		FAIL("a return while a control frame is in flight");
+	if (rds_ib_pool_release(65, 60, 5) != 60 ||
+	    rds_ib_pool_release(8, 60, 5) != 3 ||
+	    rds_ib_pool_release(5, 1, 5) != 0)
+		FAIL("release below the smallest grant");
+	return 0;
+}
+
 #define POOL_CONNS	4
 
 struct pool {
@@ -496,6 +533,404 @@ static void pool_exhaustive(void)
 			}
 }
 
+/*
+ * Give-back (rds_ib_credit_give_back(), rds_ib_credit_returned(),
+ * rds_ib_pool_release()) with the pool rules, end to end: GB_CONNS
+ * connections of one sender host to one receiver host whose pool has B
+ * buffers.  Each connection has the sender's credit state, the
+ * receiver's, the buffers the receiver holds for it (held, its setup
+ * take cap), and two wires: data frames and returns toward the
+ * receiver, grants (control frames) back.  Events, per connection: send
+ * a data frame, give back (idle), receive the oldest frame at the
+ * receiver (a data frame's buffer is refilled by the pool rules), send
+ * a credit update, receive the oldest update at the sender.  Every
+ * order to a depth, each state once with the most depth left.
+ */
+#define GB_CONNS	3
+#define GB_WIRE		6
+#define GB_DEPTH	12
+
+struct gb_conn {
+	struct rds_ib_credit s;		/* the sender's side */
+	struct rds_ib_credit r;		/* the receiver's side */
+	int held, cap;
+	u8 fw[GB_WIRE];			/* to the receiver: 0 data, n return */
+	u8 bw[GB_WIRE];			/* to the sender: grants */
+	u8 nf, nb;
+};
+
+struct gb {
+	int b, want, min, keep, threshold;
+	int free;
+	struct gb_conn c[GB_CONNS];
+};
+
+enum { G_SEND, G_RETURN, G_RECV, G_GRANT, G_GRANT_RECV, G_MAX };
+
+/* The rules under test, or broken ones (negative controls). */
+static u32 (*gb_give_back)(struct rds_ib_credit *c, u32 keep, u32 max) =
+	rds_ib_credit_give_back;
+static u32 (*gb_release)(u32 reserved, u32 n, u32 min) = rds_ib_pool_release;
+
+static u32 give_back_keeps_count(struct rds_ib_credit *c, u32 keep, u32 max)
+{
+	struct rds_ib_credit tmp = *c;
+
+	return rds_ib_credit_give_back(&tmp, keep, max);
+}
+
+static u32 release_one_more(u32 reserved, u32 n, u32 min)
+{
+	return rds_ib_pool_release(reserved, n, min) + 1;
+}
+
+static u32 give_back_never(struct rds_ib_credit *c, u32 keep, u32 max)
+{
+	(void)c;
+	(void)keep;
+	(void)max;
+	return 0;
+}
+
+static int gb_least(const struct gb *g)
+{
+	return g->want < g->min ? g->want : g->min;
+}
+
+static void gb_init(struct gb *g, int b, int want, int keep, int threshold)
+{
+	int i, take;
+
+	memset(g, 0, sizeof(*g));
+	g->b = b;
+	g->want = want;
+	g->keep = keep;
+	g->min = keep + 1;
+	g->threshold = threshold;
+	g->free = b;
+	for (i = 0; i < GB_CONNS; i++) {
+		struct gb_conn *c = &g->c[i];
+
+		take = rds_ib_pool_take(g->free, want, g->min);
+		g->free -= take;
+		c->held = take;
+		c->cap = take;
+		rds_ib_credit_init(&c->s, take - 1, 0);
+		rds_ib_credit_init(&c->r, 0, take - 1);
+	}
+}
+
+static bool gb_enabled(const struct gb *g, int e, int i)
+{
+	const struct gb_conn *c = &g->c[i];
+	struct rds_ib_credit t = c->s;
+
+	switch (e) {
+	case G_SEND:
+		return c->nf < GB_WIRE && c->s.avail;
+	case G_RETURN:
+		return c->nf < GB_WIRE && gb_give_back(&t, g->keep, 255);
+	case G_RECV:
+		return c->nf;
+	case G_GRANT:
+		return c->nb < GB_WIRE &&
+		       rds_ib_credit_want_update(&c->r, g->threshold);
+	case G_GRANT_RECV:
+		return c->nb;
+	}
+	return false;
+}
+
+/* The receiver's refill of a data frame's buffer (srq.c). */
+static u32 gb_refill(struct gb *g, struct gb_conn *c)
+{
+	if (rds_ib_pool_keep_back(g->free, c->held, g->min)) {
+		c->held--;
+		g->free++;
+		return 0;
+	}
+	if (pool_earn(g->free, c->held, c->cap)) {
+		c->held++;
+		g->free--;
+		return 2;
+	}
+	return 1;
+}
+
+static int gb_step(struct gb *g, int e, int i)
+{
+	struct gb_conn *c = &g->c[i];
+	u32 n, rel;
+	u8 grant, f;
+
+	switch (e) {
+	case G_SEND:
+		if (!rds_ib_credit_take(&c->s, &grant) || grant)
+			FAIL("give-back: send refused or granting");
+		c->fw[c->nf++] = 0;
+		return 0;
+	case G_RETURN:
+		n = gb_give_back(&c->s, g->keep, 255);
+		if (!n)
+			FAIL("give-back: nothing given back although enabled");
+		rds_ib_credit_take_ctrl(&c->s, &grant);
+		c->fw[c->nf++] = n;
+		return 0;
+	case G_RECV:
+		f = c->fw[0];
+		memmove(c->fw, c->fw + 1, --c->nf);
+		if (!rds_ib_credit_recv(&c->r, !f, 0, MAXAVAIL))
+			FAIL("give-back: a correct sender's frame refused");
+		if (!f) {
+			rds_ib_credit_refilled(&c->r, gb_refill(g, c));
+			return 0;
+		}
+		if (!rds_ib_credit_returned(&c->r, true, false, f, g->keep))
+			FAIL("give-back: a correct return of %u refused (%u granted)",
+			     f, c->r.peer_avail);
+		rel = gb_release(c->held, f, g->min);
+		c->held -= rel;
+		g->free += rel;
+		rds_ib_credit_ctrl_done(&c->s);
+		return 0;
+	case G_GRANT:
+		rds_ib_credit_take_ctrl(&c->r, &grant);
+		c->bw[c->nb++] = grant;
+		return 0;
+	case G_GRANT_RECV:
+		f = c->bw[0];
+		memmove(c->bw, c->bw + 1, --c->nb);
+		if (!rds_ib_credit_recv(&c->s, false, f, c->cap - 1))
+			FAIL("give-back: a grant of %u refused (%u held)", f,
+			     c->s.avail);
+		rds_ib_credit_ctrl_done(&c->r);
+		return 0;
+	}
+	return -1;
+}
+
+/* After every event. */
+static int gb_check(const struct gb *g)
+{
+	int i, k, sum = g->free;
+
+	for (i = 0; i < GB_CONNS; i++) {
+		const struct gb_conn *c = &g->c[i];
+		u32 inflight = 0;
+
+		sum += c->held;
+		for (k = 0; k < c->nf; k++)
+			inflight += c->fw[k] ? c->fw[k] : 1;
+		for (k = 0; k < c->nb; k++)
+			inflight += c->bw[k];
+		if ((u32)c->held != 1 + c->r.peer_avail + c->r.unadv)
+			FAIL("give-back B %d: connection %d holds %d, promised 1 + %u + %u",
+			     g->b, i, c->held, c->r.peer_avail, c->r.unadv);
+		if (c->r.peer_avail != c->s.avail + inflight)
+			FAIL("give-back B %d: connection %d: %u granted, the sender has %u and %u in flight",
+			     g->b, i, c->r.peer_avail, c->s.avail, inflight);
+		if (c->held < gb_least(g) || c->held > c->cap)
+			FAIL("give-back B %d: connection %d holds %d (least %d, setup %d)",
+			     g->b, i, c->held, gb_least(g), c->cap);
+	}
+	if (sum != g->b)
+		FAIL("give-back B %d: %d free and held", g->b, sum);
+	return 0;
+}
+
+/* Deliver everything both ways and send the updates wanted. */
+static int gb_settle(struct gb *g)
+{
+	int guard, i, moved;
+
+	for (guard = 0; guard < 10000; guard++) {
+		moved = 0;
+		for (i = 0; i < GB_CONNS; i++) {
+			int e;
+
+			for (e = G_RECV; e < G_MAX; e++)
+				if (gb_enabled(g, e, i)) {
+					if (gb_step(g, e, i) || gb_check(g))
+						return -1;
+					moved = 1;
+				}
+		}
+		if (!moved)
+			return 0;
+	}
+	FAIL("give-back: updates never stop");
+}
+
+/* Connection i keeps sending (the others idle, or first giving back
+ * when others_return): it must come back to its setup grant unless the
+ * pool has no free buffer left.
+ */
+static int gb_check_regain(const struct gb *g0, int i, bool others_return)
+{
+	struct gb g = *g0;
+	int j, rounds;
+
+	if (gb_settle(&g))
+		return -1;
+	if (others_return) {
+		for (j = 0; j < GB_CONNS; j++) {
+			if (j == i)
+				continue;
+			if (gb_enabled(&g, G_RETURN, j) &&
+			    (gb_step(&g, G_RETURN, j) || gb_check(&g)))
+				return -1;
+		}
+		if (gb_settle(&g))
+			return -1;
+		for (j = 0; j < GB_CONNS; j++)
+			if (j != i &&
+			    (u32)g.c[j].held > 1 + g.keep + g.c[j].r.unadv &&
+			    g.c[j].cap > 1 + g.keep)
+				FAIL("give-back B %d: idle connection %d still holds %d (keep %d, %u refills ungranted)",
+				     g.b, j, g.c[j].held, g.keep,
+				     g.c[j].r.unadv);
+	}
+	for (rounds = 0; rounds < 1000; rounds++) {
+		if (g.c[i].held == g.c[i].cap || g.free <= 0)
+			return 0;
+		if (!gb_enabled(&g, G_SEND, i))
+			FAIL("give-back B %d: connection %d starved", g.b, i);
+		if (gb_step(&g, G_SEND, i) || gb_check(&g) || gb_settle(&g))
+			return -1;
+	}
+	FAIL("give-back B %d want %d keep %d: connection %d sends on and holds %d of %d, %d free",
+	     g.b, g.want, g.keep, i, g.c[i].held, g.c[i].cap, g.free);
+}
+
+static int gb_check_live(const struct gb *g0)
+{
+	struct gb g = *g0;
+	int i;
+
+	if (gb_settle(&g))
+		return -1;
+	for (i = 0; i < GB_CONNS; i++)
+		if (!g.c[i].s.avail)
+			FAIL("give-back B %d: connection %d cannot send", g.b, i);
+	for (i = 0; i < GB_CONNS; i++)
+		if (gb_check_regain(g0, i, false) ||
+		    gb_check_regain(g0, i, true))
+			return -1;
+	return 0;
+}
+
+/* Visited states (a key of every field that changes), with the most
+ * depth left they were explored with.
+ */
+#define GB_HASH_BITS	20
+#define GB_KEY		(GB_CONNS * (8 + 2 * GB_WIRE) + 1)
+
+struct gb_seen {
+	u8 key[GB_KEY];
+	u8 depth;
+	bool used;
+};
+
+static struct gb_seen *gb_seen;
+static unsigned long gb_states, gb_full;
+
+static void gb_key(const struct gb *g, u8 *key)
+{
+	int i, k = 0;
+
+	memset(key, 0, GB_KEY);
+	key[k++] = (u8)g->free;
+	for (i = 0; i < GB_CONNS; i++) {
+		const struct gb_conn *c = &g->c[i];
+
+		key[k++] = c->s.avail;
+		key[k++] = c->s.ctrl_busy;
+		key[k++] = c->r.peer_avail;
+		key[k++] = c->r.unadv;
+		key[k++] = c->r.ctrl_busy;
+		key[k++] = c->held;
+		key[k++] = c->nf;
+		key[k++] = c->nb;
+		memcpy(key + k, c->fw, c->nf);
+		memcpy(key + k + GB_WIRE, c->bw, c->nb);
+		k += 2 * GB_WIRE;
+	}
+}
+
+/* Whether g was explored with depth or more left; else records it. */
+static bool gb_visited(const struct gb *g, int depth)
+{
+	size_t k, mask = ((size_t)1 << GB_HASH_BITS) - 1;
+	u64 h = 1469598103934665603ULL;
+	u8 key[GB_KEY];
+
+	gb_key(g, key);
+	for (k = 0; k < GB_KEY; k++)
+		h = (h ^ key[k]) * 1099511628211ULL;
+	for (k = 0; k <= mask; k++) {
+		struct gb_seen *s = &gb_seen[(h + k) & mask];
+
+		if (!s->used) {
+			memcpy(s->key, key, GB_KEY);
+			s->depth = depth;
+			s->used = true;
+			gb_states++;
+			return false;
+		}
+		if (!memcmp(s->key, key, GB_KEY)) {
+			if (s->depth >= depth)
+				return true;
+			s->depth = depth;
+			return false;
+		}
+	}
+	gb_full++;
+	return false;
+}
+
+static void gb_explore(const struct gb *g, int depth)
+{
+	int e, i;
+
+	if (failures >= 10 || gb_visited(g, depth))
+		return;
+	if (gb_check(g) || gb_check_live(g) || !depth)
+		return;
+	for (e = 0; e < G_MAX; e++)
+		for (i = 0; i < GB_CONNS; i++) {
+			struct gb c = *g;
+
+			if (!gb_enabled(&c, e, i))
+				continue;
+			if (gb_step(&c, e, i))
+				return;
+			gb_explore(&c, depth - 1);
+		}
+}
+
+/* Pools of 3 x keep + 3 (every connection at the smallest grant) up to
+ * three full grants and 2 more, want keep + 2 and keep + 3.
+ */
+static void gb_exhaustive(int depth)
+{
+	int f = failures, keep, want, b, thr;
+
+	gb_states = 0;
+	gb_full = 0;
+	for (keep = 1; keep <= 2 && failures == f; keep++)
+		for (want = keep + 2; want <= keep + 3; want++)
+			for (b = GB_CONNS * (keep + 1);
+			     b <= GB_CONNS * want + 2 && failures == f; b++)
+				for (thr = 1; thr <= 2; thr++) {
+					struct gb g;
+
+					memset(gb_seen, 0, sizeof(*gb_seen) <<
+					       GB_HASH_BITS);
+					gb_init(&g, b, want, keep, thr);
+					gb_explore(&g, depth);
+				}
+}
+
 int main(int argc, char **argv)
 {
 	u64 seed = argc > 1 ? strtoull(argv[1], NULL, 0) : (u64)time(NULL);
@@ -506,11 +941,11 @@ int main(int argc, char **argv)
 	};
 	struct model m;
 	unsigned int k, w;
-	char name[160];
+	char name[320];
 	int f;
 
 	rng = seed | 1;
-	printf("TAP version 13\n1..%zu\n", sizeof(cfg) / sizeof(cfg[0]) + 7);
+	printf("TAP version 13\n1..%zu\n", sizeof(cfg) / sizeof(cfg[0]) + 14);
 	printf("# seed 0x%llx (rerun: %s 0x%llx)\n", (unsigned long long)seed,
 	       argv[0], (unsigned long long)seed);
 
@@ -593,5 +1028,73 @@ int main(int argc, char **argv)
 		failures = f + !w;
 		report(name, f);
 	}
+
+	f = failures;
+	bad_returns();
+	report("give-back: returns unasked, on data, of 0, beyond the grant or below keep are refused; a return keeps keep credits", f);
+
+	gb_seen = calloc((size_t)1 << GB_HASH_BITS, sizeof(*gb_seen));
+	if (!gb_seen) {
+		printf("Bail out! no memory for the give-back model\n");
+		return 1;
+	}
+	f = failures;
+	gb_exhaustive(GB_DEPTH);
+	snprintf(name, sizeof(name),
+		 "give-back, %d connections, every order to depth %d, keep 1..2, want keep+2..keep+3, pools 3(keep+1)..3want+2: %lu states (%lu unrecorded), promised == granted, grants within min..setup, no starvation, idle ones give back, a sender regains its setup grant",
+		 GB_CONNS, GB_DEPTH, gb_states, gb_full);
+	report(name, f);
+
+	f = failures;
+	for (w = 0; w < 300 && failures == f; w++) {
+		struct gb g;
+		int i, want = 2 + rnd(128);
+
+		gb_init(&g, 1 + rnd(3 * want + 8), want, RDS_IB_CREDIT_KEEP,
+			1 + rnd(want / 4 + 1));
+		for (i = 0; i < 3000; i++) {
+			int e = rnd(G_MAX), c = rnd(GB_CONNS);
+
+			if (gb_enabled(&g, e, c) &&
+			    (gb_step(&g, e, c) || gb_check(&g)))
+				break;
+			if (i % 500 == 0 && gb_check_live(&g))
+				break;
+		}
+	}
+	report("give-back, 300 random walks of 3000 events, keep 4, want 2..129", f);
+
+	/* Negative controls: each broken rule must be caught. */
+	for (k = 0; k < 4; k++) {
+		static const char *const what[] = {
+			"a sender that does not lower its count after a return",
+			"a receiver releasing one buffer too many",
+			"no earn-back",
+			"no give-back",
+		};
+
+		f = failures;
+		quiet = true;
+		if (k == 0)
+			gb_give_back = give_back_keeps_count;
+		else if (k == 1)
+			gb_release = release_one_more;
+		else if (k == 2)
+			pool_earn = earn_never;
+		else
+			gb_give_back = give_back_never;
+		gb_exhaustive(GB_DEPTH);
+		gb_give_back = rds_ib_credit_give_back;
+		gb_release = rds_ib_pool_release;
+		pool_earn = rds_ib_pool_earn;
+		quiet = false;
+		snprintf(name, sizeof(name),
+			 "negative control: give-back with %s is caught",
+			 what[k]);
+		w = failures > f;
+		failures = f + !w;
+		report(name, f);
+	}
+	free(gb_seen);
 	return failures ? 1 : 0;
 }

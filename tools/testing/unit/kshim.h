@@ -22,6 +22,7 @@ typedef int32_t s32;
 
 #define __packed __attribute__((packed))
 #define BIT_ULL(n)	(1ULL << (n))
+#define U8_MAX		((u8)~0U)
 
 #define cpu_to_be16(x)	((__be16)htobe16(x))
 #define cpu_to_be32(x)	((__be32)htobe32(x))
