@@ -24,26 +24,14 @@
 
 . "$(dirname "$0")/stress_lib.sh"
 
-ML_HOST=${ML_HOST:-1}
-if [ "$RDS_HOST" = "$ML_HOST" ]; then
-	me=ml
-else
-	me=ours
-fi
+. "$(dirname "$0")/mlpair_lib.sh"
+
 a6=fd00::$RDS_HOST
 p6=fd00::$((3 - RDS_HOST))
-echo "# host $RDS_HOST runs $me (ML_HOST=$ML_HOST), $a6 -> $p6"
-
-unload() {
-	if [ $me = ml ]; then
-		modprobe -r rds_rdma rds_tcp rds 2>/dev/null
-		modprobe -r rds_rdma rds_tcp rds 2>/dev/null
-	else
-		rmmod rds 2>/dev/null
-	fi
+echo "# $a6 -> $p6"
+ml_pair_cleanup() {
 	ip -6 addr del "$a6/64" dev "$RDS_IFACE" 2>/dev/null
 }
-trap unload EXIT
 
 gid_listed() {
 	grep -qix "$(python3 -c 'import ipaddress, sys
@@ -95,11 +83,7 @@ PY
 
 check "$a6 on $RDS_IFACE" ip -6 addr add "$a6/64" dev "$RDS_IFACE" nodad
 check "rxe lists $a6 as a GID" wait_for 30 gid_listed "$a6"
-if [ $me = ml ]; then
-	check "modprobe rds_rdma (the kernel's RDS)" modprobe rds_rdma
-else
-	check "insmod rds.ko (ours)" rds_insmod
-fi
+ml_pair_load
 barrier loaded 60 || ksft_fail "barrier loaded"
 
 # 1. Ours connects first (both fresh: no connection yet; the kernel's RDS
