@@ -221,7 +221,10 @@ enum rds_ib_ml6_event {
 	RDS_IB_ML6_REFUSED_ML,	/* our request refused as the kernel's
 				 * RDS refuses (RDS_IB_REJ_MAINLINE)
 				 */
-	RDS_IB_ML6_REFUSED,	/* refused otherwise, or not answered */
+	RDS_IB_ML6_REFUSED,	/* refused otherwise by the peer's RDS
+				 * (a reason of ours, or other data); a
+				 * refusal of the CM's own is no event
+				 */
 	RDS_IB_ML6_ACCEPT_ML,	/* accepted in its layout */
 	RDS_IB_ML6_ACCEPT_OURS,	/* accepted with our handshake */
 	RDS_IB_ML6_ACCEPT_BAD,	/* an accept neither could send */
