@@ -195,10 +195,10 @@ size_t rds_ib_ml_request(struct rds_ib_conn *ic, const struct rds_ib_hs *hs,
 	struct rds_connection *conn = ic->i_conn;
 
 	memset(buf, 0, room);
-	/* ack_seq: 0, its protocol's ACKs start afresh (attempt_begin) */
+	/* ack_seq 0: its protocol's ACKs start afresh (attempt_begin) */
 	return rds_ib_mlhs_request(conn->c_laddr.s6_addr, conn->c_faddr.s6_addr,
 				   !ipv6_addr_v4mapped(&conn->c_faddr), hs->tos,
-				   hs->hello.rx_next - 1, buf, room);
+				   0, buf, room);
 }
 
 size_t rds_ib_ml_accept_pd(const struct rds_ib_pd_class *c, u8 *buf,
