@@ -879,8 +879,9 @@ static int rds_ib_cm_connect(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 }
 
 /* Our request was refused: say why.  Over IPv6 a refusal by the peer's
- * RDS (not one of the CM's own: no listener, no answer) tells whether it
- * runs the kernel's RDS: the next request follows (mlhs.h).
+ * RDS (not one of the CM's own, nor one with zeros for private data: no
+ * listener, no answer) tells whether it runs the kernel's RDS: the next
+ * request follows (mlhs.h).
  */
 static void rds_ib_cm_refused(struct rds_ib_conn *ic,
 			      struct rdma_cm_event *event)
@@ -894,7 +895,7 @@ static void rds_ib_cm_refused(struct rds_ib_conn *ic,
 	lockdep_assert_held(&ic->i_cm_mutex);
 	kind = rds_ib_rej_classify(consumer, event->param.conn.private_data,
 				   event->param.conn.private_data_len, &reason);
-	if (consumer && !ipv6_addr_v4mapped(&conn->c_faddr)) {
+	if (kind != RDS_IB_REJ_NONE && !ipv6_addr_v4mapped(&conn->c_faddr)) {
 		ic->i_peer_ml = rds_ib_ml6_remember(was, ic->i_req,
 						    kind == RDS_IB_REJ_MAINLINE ?
 						    RDS_IB_ML6_REFUSED_ML :

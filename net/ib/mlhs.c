@@ -213,12 +213,22 @@ size_t rds_ib_mlhs_request(const u8 *saddr, const u8 *daddr, bool v6, u8 tos,
 enum rds_ib_rej_kind rds_ib_rej_classify(bool consumer, const void *buf,
 					 size_t len, u8 *reason)
 {
+	const u8 *b = buf;
 	struct rds_ib_hs hs;
+	size_t i;
 	int rej;
 
 	*reason = 0;
 	if (!consumer || !buf)
-		return RDS_IB_REJ_OTHER;
+		return RDS_IB_REJ_NONE;
+	/* The IB CM's own refusal for a consumer (no rdma_cm listener on
+	 * the port, an id destroyed) carries nothing: zeros throughout.
+	 */
+	i = 0;
+	while (i < len && !b[i])
+		i++;
+	if (i == len)
+		return RDS_IB_REJ_NONE;
 	if (rds_ib_hs_decode(buf, len, &hs) == RDS_IB_HS_OK && hs.reason) {
 		*reason = hs.reason;
 		return RDS_IB_REJ_OURS;

@@ -183,9 +183,10 @@ size_t rds_ib_mlhs_request(const u8 *saddr, const u8 *daddr, bool v6, u8 tos,
 
 /* What the private data of a refusal (REJ) of our request says. */
 enum rds_ib_rej_kind {
-	RDS_IB_REJ_OTHER = 0,	/* neither below (no consumer data, or
-				 * not ours nor the int 1)
+	RDS_IB_REJ_NONE = 0,	/* not the peer's RDS: the CM's own, or
+				 * a consumer's with no data or zeros only
 				 */
+	RDS_IB_REJ_OTHER,	/* the peer's, neither below */
 	RDS_IB_REJ_OURS,	/* our handshake with a reason (*reason) */
 	RDS_IB_REJ_MAINLINE,	/* the int 1 the kernel's RDS refuses
 				 * with, in our byte order
@@ -223,9 +224,12 @@ enum rds_ib_ml6_event {
 				 */
 	RDS_IB_ML6_REFUSED,	/* refused otherwise by the peer's RDS
 				 * (a reason of ours, or other data); a
-				 * refusal of the CM's own is no event
+				 * refusal that is not its (RDS_IB_REJ_NONE)
+				 * is no event
 				 */
-	RDS_IB_ML6_ACCEPT_ML,	/* accepted in its layout */
+	RDS_IB_ML6_ACCEPT_ML,	/* accepted in its layout (our request
+				 * was its: the memory was set)
+				 */
 	RDS_IB_ML6_ACCEPT_OURS,	/* accepted with our handshake */
 	RDS_IB_ML6_ACCEPT_BAD,	/* an accept neither could send */
 	RDS_IB_ML6_PEER_ML,	/* we accepted its request in its layout */

@@ -335,9 +335,9 @@ static void ref_request(unsigned char *ref, const unsigned char *s,
 	put_be(c + 8, 8, ack);
 }
 
-/* The refusal rule, by hand: the peer's own (consumer) REJ; our
- * handshake (magic, our major, a reason at 39) wins; else the int 1 in
- * this host's byte order.
+/* The refusal rule, by hand: the peer's own (consumer) REJ with a byte
+ * that is not zero; our handshake (magic, our major, a reason at 39)
+ * wins; else the int 1 in this host's byte order.
  */
 static enum rds_ib_rej_kind ref_rej(bool consumer, const unsigned char *b,
 				    size_t len, u8 *reason)
@@ -347,10 +347,14 @@ static enum rds_ib_rej_kind ref_rej(bool consumer, const unsigned char *b,
 	const unsigned int probe = 1;
 	bool le = *(const unsigned char *)&probe == 1;
 	struct rds_ib_hs hs;
+	size_t i;
+	bool zeros = true;
 
 	*reason = 0;
-	if (!consumer || !b)
-		return RDS_IB_REJ_OTHER;
+	for (i = 0; b && i < len; i++)
+		zeros &= !b[i];
+	if (!consumer || !b || zeros)
+		return RDS_IB_REJ_NONE;
 	if (len >= 40 && get_be(b, 4) == 0x52445369 && b[39] &&
 	    rds_ib_hs_decode(b, len, &hs) == RDS_IB_HS_OK) {
 		*reason = b[39];
@@ -624,7 +628,7 @@ static void ml6_tests(void)
 		       (i ? RDS_IB_REJ_OURS : RDS_IB_REJ_OTHER) &&
 		       reason == (i ? i : 0), "our refusal, reason %u", i);
 		EXPECT(rds_ib_rej_classify(false, buf, 40, &reason) ==
-		       RDS_IB_REJ_OTHER, "not the peer's: reason %u", i);
+		       RDS_IB_REJ_NONE, "not the peer's: reason %u", i);
 	}
 	for (i = 0; i < 400000; i++) {
 		for (len = 0; len < sizeof(buf); len++)
@@ -637,15 +641,28 @@ static void ml6_tests(void)
 		       ref_rej(k, buf, len, &rreason) && reason == rreason,
 		       "random refusal %u", i);
 	}
-	EXPECT(rds_ib_rej_classify(true, NULL, 4, &reason) == RDS_IB_REJ_OTHER,
+	EXPECT(rds_ib_rej_classify(true, NULL, 4, &reason) == RDS_IB_REJ_NONE,
 	       "NULL");
+	/* the CM's consumer REJ with zeros (no listener): not the peer's,
+	 * at every length; one byte set makes it the peer's
+	 */
+	for (len = 0; len <= 64; len++) {
+		memset(buf, 0, sizeof(buf));
+		EXPECT(rds_ib_rej_classify(true, buf, len, &reason) ==
+		       RDS_IB_REJ_NONE, "zeros, len %u", len);
+		if (!len)
+			continue;
+		buf[len - 1] = 0x80;
+		EXPECT(rds_ib_rej_classify(true, buf, len, &reason) ==
+		       RDS_IB_REJ_OTHER, "one byte at %u", len - 1);
+	}
 	{
 		int one = RDS_IB_MLHS_REJ_INCOMPAT;
 
 		EXPECT(rds_ib_rej_classify(true, &one, sizeof(one), &reason) ==
 		       RDS_IB_REJ_MAINLINE, "the kernel's int 1");
 		EXPECT(rds_ib_rej_classify(false, &one, sizeof(one), &reason) ==
-		       RDS_IB_REJ_OTHER, "the int 1 not from the peer");
+		       RDS_IB_REJ_NONE, "the int 1 not from the peer");
 	}
 	report("refusals: ours with each reason, the kernel's int 1, every first byte and length, random",
 	       f);
