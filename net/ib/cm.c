@@ -767,8 +767,15 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	a->a_started = jiffies;
 	mod_delayed_work(rds_ib_wq, &ic->i_timeout_work, RDS_IB_ATTEMPT_TIMEOUT);
 	rds_conn_set_state(conn, RDS_CONN_CONNECTING, "accepting");
-	/* (over IPv6 too: rds_ib_ml6_remember() of PEER_ML, PEER_OURS) */
-	ic->i_peer_ml = !!ml;
+	/* Over IPv4 the protocol it ran last; over IPv6 a request in its
+	 * layout may be forged for a peer of ours: only our own does.
+	 */
+	if (ipv6_addr_v4mapped(&faddr))
+		ic->i_peer_ml = !!ml;
+	else
+		ic->i_peer_ml = rds_ib_ml6_remember(ic->i_peer_ml, ic->i_req,
+						    ml ? RDS_IB_ML6_PEER_ML :
+						    RDS_IB_ML6_PEER_OURS);
 	if (ml ? !rds_ib_ml_apply(ic, ml->ml.ack_seq) :
 	    !rds_ib_cm_handshake_apply(ic, offer)) {
 		reason = RDS_IB_HS_R_FLAGS;

@@ -67,7 +67,9 @@ const char *rds_ib_ml_use(struct rds_ib_conn *ic, bool ml)
 	const char *why = NULL;
 
 	lockdep_assert_held(&ic->i_cm_mutex);
-	ic->i_peer_ml = ml;
+	/* over IPv6 the memory follows rds_ib_ml6_remember() alone */
+	if (ipv6_addr_v4mapped(&ic->i_conn->c_faddr))
+		ic->i_peer_ml = ml;
 	spin_lock_bh(&ic->i_lock);
 	if (ic->i_proto != p) {
 		if (ic->i_rx_frames) {

@@ -246,7 +246,11 @@ bool rds_ib_ml6_remember(bool was, enum rds_ib_req_kind sent,
 	switch (ev) {
 	case RDS_IB_ML6_ACCEPT_ML:
 	case RDS_IB_ML6_PEER_ML:
-		return true;
+		/* Never set here: a request in its layout can be anyone's
+		 * (a forged one for a peer of ours), and an accept in it
+		 * answers a request sent because the memory was set.
+		 */
+		return was;
 	case RDS_IB_ML6_ACCEPT_OURS:
 	case RDS_IB_ML6_PEER_OURS:
 		return false;

@@ -240,12 +240,14 @@ enum rds_ib_ml6_event {
 /* The memory after ev, given it before (was) and what our request was
  * (sent; for the two PEER events, what our last one was):
  * - its refusal of our handshake: it runs the kernel's RDS (the next
- *   request is its own);
+ *   request is its own); nothing else sets the memory;
  * - any refusal of its own request, or an accept that is not in its
  *   layout: it does not (a peer of ours, older than the step that accepts
  *   the kernel's requests, refuses them as that RDS would);
- * - an accept in its layout, or its request: it does; a request or
- *   accept of ours: it does not;
+ * - a request or accept of ours: it does not;
+ * - a request in its layout that we accept, or an accept in it, leaves
+ *   the memory as it was: anyone can send such a request for the address
+ *   of a peer of ours, and the memory is set before we send one;
  * - anything else after our handshake leaves the memory as it was.
  */
 bool rds_ib_ml6_remember(bool was, enum rds_ib_req_kind sent,

@@ -370,9 +370,9 @@ static enum rds_ib_rej_kind ref_rej(bool consumer, const unsigned char *b,
  */
 static const char ref_mem[3][RDS_IB_ML6_EV_MAX] = {
 	/*           REF_ML REF  ACC_ML ACC_OURS ACC_BAD PEER_ML PEER_OURS */
-	[RDS_IB_REQ_OFFER] = { 'w', 'w', 1, 0, 'w', 1, 0 },
-	[RDS_IB_REQ_OURS]  = { 1,   'w', 1, 0, 'w', 1, 0 },
-	[RDS_IB_REQ_ML]    = { 0,   0,   1, 0, 0,   1, 0 },
+	[RDS_IB_REQ_OFFER] = { 'w', 'w', 'w', 0, 'w', 'w', 0 },
+	[RDS_IB_REQ_OURS]  = { 1,   'w', 'w', 0, 'w', 'w', 0 },
+	[RDS_IB_REQ_ML]    = { 0,   0,   'w', 0, 0,   'w', 0 },
 };
 
 /* A peer over IPv6, for the scenarios: how it answers each request. */
@@ -435,12 +435,7 @@ static unsigned int connect_peer(remember_fn fn, enum peer_kind peer,
 	return 0;
 }
 
-/* The scenarios' verdict on a rule: the number of broken expectations. */
-static unsigned int scenarios(remember_fn fn, bool verbose)
-{
-	unsigned int bad = 0, n, refused, sent, start, p;
-	bool mem;
-
+/* A broken expectation of a scenario: counted in bad, said if verbose. */
 #define SCEN(cond, ...) do {						\
 	if (!(cond)) {							\
 		bad++;							\
@@ -448,6 +443,65 @@ static unsigned int scenarios(remember_fn fn, bool verbose)
 			printf("# FAIL scenario: " __VA_ARGS__);	\
 	}								\
 } while (0)
+
+/* Two modules of ours over IPv6, A and B, each with its memory of the
+ * other (ma, mb): the initiator sends what its memory picks, the other
+ * accepts it in its protocol (PEER_NEW) and both apply fn.  Returns
+ * whether the connection is in our protocol.
+ */
+static bool pair_connect(remember_fn fn, bool *mi, bool *ma)
+{
+	enum rds_ib_req_kind k = rds_ib_ml6_request(true, *mi);
+	bool ml = k == RDS_IB_REQ_ML;
+
+	*ma = fn(*ma, rds_ib_ml6_request(true, *ma),
+		 ml ? RDS_IB_ML6_PEER_ML : RDS_IB_ML6_PEER_OURS);
+	*mi = fn(*mi, k, ml ? RDS_IB_ML6_ACCEPT_ML : RDS_IB_ML6_ACCEPT_OURS);
+	return !ml;
+}
+
+static unsigned int pair_scenarios(remember_fn fn, bool verbose)
+{
+	unsigned int bad = 0, i;
+	bool ma, mb, ours;
+
+	/* A forged request in the kernel's layout to B, for A's address,
+	 * while A and B talk ours: the next connection, either way, is ours.
+	 */
+	for (i = 0; i < 2; i++) {
+		ma = false;
+		mb = false;
+		ours = pair_connect(fn, &ma, &mb);
+		mb = fn(mb, rds_ib_ml6_request(true, mb), RDS_IB_ML6_PEER_ML);
+		ours = ours && (i ? pair_connect(fn, &ma, &mb) :
+				    pair_connect(fn, &mb, &ma));
+		ours = ours && pair_connect(fn, &ma, &mb) &&
+		       pair_connect(fn, &mb, &ma);
+		SCEN(ours && !ma && !mb,
+		     "a forged request to B, then %s connects: ours %u, memories %u %u\n",
+		     i ? "A" : "B", ours, ma, mb);
+	}
+	/* A new peer of ours, B, on an address A remembers as the kernel's
+	 * RDS: A's request is its, B takes it in that protocol; within two
+	 * connections (B's next) the pair is in ours, and stays so.
+	 */
+	ma = true;
+	mb = false;
+	pair_connect(fn, &ma, &mb);
+	ours = pair_connect(fn, &mb, &ma);
+	ours = ours && pair_connect(fn, &ma, &mb);
+	SCEN(ours && !ma && !mb,
+	     "a new peer after the kernel's RDS: ours %u, memories %u %u\n",
+	     ours, ma, mb);
+	return bad;
+}
+
+/* The scenarios' verdict on a rule: the number of broken expectations. */
+static unsigned int scenarios(remember_fn fn, bool verbose)
+{
+	unsigned int bad = 0, n, refused, sent, start, p;
+	bool mem;
+
 	for (start = 0; start < 2; start++) {
 		for (p = 0; p < PEER_RACING; p++) {
 			mem = start;
@@ -475,22 +529,21 @@ static unsigned int scenarios(remember_fn fn, bool verbose)
 		}
 	}
 	/* A race with the kernel's RDS (it refuses while its own attempt is
-	 * in flight) and then its request accepted: remembered as its.
+	 * in flight) and then its request accepted: still remembered as its.
 	 */
 	mem = true;
 	n = connect_peer(fn, PEER_RACING, &mem, &refused, &sent);
 	SCEN(!n, "a racing peer never accepts\n");
 	mem = fn(mem, rds_ib_ml6_request(true, mem), RDS_IB_ML6_PEER_ML);
 	SCEN(mem, "its request accepted: remembered\n");
-	/* A peer of ours replacing the kernel's RDS on the same address,
-	 * old or new: reached again, within two attempts.
+	/* An old peer of ours replacing the kernel's RDS on the same
+	 * address: in our protocol within two attempts.
 	 */
-	for (p = PEER_OLD; p <= PEER_NEW; p++) {
-		mem = true;
-		n = connect_peer(fn, p, &mem, &refused, &sent);
-		SCEN(n && n <= 2, "peer %u after the kernel's RDS: %u\n", p, n);
-	}
-#undef SCEN
+	mem = true;
+	n = connect_peer(fn, PEER_OLD, &mem, &refused, &sent);
+	SCEN(n && n <= 2 && !mem && (sent & 1u << RDS_IB_REQ_OURS),
+	     "an old peer after the kernel's RDS: %u, memory %u\n", n, mem);
+	bad += pair_scenarios(fn, verbose);
 	return bad;
 }
 
@@ -510,6 +563,24 @@ static bool eager(bool was, enum rds_ib_req_kind sent,
 	/* takes every refusal for the kernel's (the CM's or ours too) */
 	if (ev == RDS_IB_ML6_REFUSED)
 		return sent != RDS_IB_REQ_ML;
+	return rds_ib_ml6_remember(was, sent, ev);
+}
+
+static bool trusting(bool was, enum rds_ib_req_kind sent,
+		     enum rds_ib_ml6_event ev)
+{
+	/* the rule before: a request or accept in its layout sets it */
+	if (ev == RDS_IB_ML6_PEER_ML || ev == RDS_IB_ML6_ACCEPT_ML)
+		return true;
+	return rds_ib_ml6_remember(was, sent, ev);
+}
+
+static bool trusting_peer(bool was, enum rds_ib_req_kind sent,
+			  enum rds_ib_ml6_event ev)
+{
+	/* sets it on accepting its request alone */
+	if (ev == RDS_IB_ML6_PEER_ML)
+		return true;
 	return rds_ib_ml6_remember(was, sent, ev);
 }
 
@@ -694,6 +765,10 @@ static void ml6_tests(void)
 	f = failures;
 	EXPECT(scenarios(sticky, false) > 0, "a rule that never forgets");
 	EXPECT(scenarios(deaf, false) > 0, "a rule that never learns");
+	EXPECT(scenarios(trusting, false) > 0,
+	       "a rule that takes a request or accept in its layout");
+	EXPECT(scenarios(trusting_peer, false) > 0,
+	       "a rule that takes a request in its layout");
 	EXPECT(scenarios(eager, false) == 0 &&
 	       eager(false, RDS_IB_REQ_OURS, RDS_IB_ML6_REFUSED) !=
 	       rds_ib_ml6_remember(false, RDS_IB_REQ_OURS, RDS_IB_ML6_REFUSED),
