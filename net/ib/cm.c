@@ -433,9 +433,6 @@ static void rds_ib_attempt_end(struct rds_ib_conn *ic, struct rds_ib_attempt *a,
 	WRITE_ONCE(ic->i_err_qp, NULL);
 }
 
-/* How often a connection the kernel's RDS refused over IPv6 tries again. */
-#define RDS_IB_ML6_RETRY_MS	60000U
-
 /* After an attempt ended: try again later if messages wait. */
 static void rds_ib_reconnect_maybe(struct rds_ib_conn *ic)
 {
@@ -461,8 +458,6 @@ static void rds_ib_reconnect_maybe(struct rds_ib_conn *ic)
 				 min_ms, min_ms, max_ms);
 	/* Jitter: between half and all of the backoff. */
 	ms = ic->i_backoff_ms / 2 + get_random_u32_below(ic->i_backoff_ms / 2 + 1);
-	if (ic->i_ml_refused6)
-		ms = max(ms, RDS_IB_ML6_RETRY_MS);
 	queue_delayed_work(rds_ib_wq, &ic->i_connect_work, msecs_to_jiffies(ms));
 }
 
@@ -638,7 +633,6 @@ static void rds_ib_attempt_up(struct rds_ib_conn *ic)
 	rds_ib_recv_unhold(ic);
 	rds_ib_gate_leave(ic);
 	ic->i_backoff_ms = 0;
-	ic->i_ml_refused6 = false;
 	rds_ib_count(RDS_IB_C_CONNECTS);
 	pr_info("connected %pI6c -> %pI6c tos %u (%s, %s, %u credits each way at most)\n",
 		&conn->c_laddr, &conn->c_faddr, conn->c_tos,
@@ -697,35 +691,6 @@ static void rds_ib_cm_refuse(struct rdma_cm_id *cm_id,
 				    rds_ib_hs_reason_name(reason));
 	rds_ib_hs_encode(&hs, buf);
 	rdma_reject(cm_id, buf, sizeof(buf), IB_CM_REJ_CONSUMER_DEFINED);
-}
-
-/* A request of the kernel's own RDS over IPv6 (c, from rds_ib_ml_classify()),
- * which we do not speak (Documentation/interop.md): refuse it the way that
- * RDS refuses an incompatible version (the int RDS_RDMA_REJ_INCOMPAT in
- * the host's byte order), so that it drops the attempt and backs off
- * instead of waiting forever; count it and say so.
- */
-static DEFINE_RATELIMIT_STATE(rds_ib_mainline_rs, 60 * HZ, 1);
-
-static void rds_ib_cm_refuse_mainline(struct rdma_cm_id *cm_id,
-				      const struct rds_ib_pd_class *c)
-{
-	atomic64_inc(&rds_ib_hs_count[RDS_IB_HS_R_MAINLINE]);
-	if (trace_rds_ib_hs_refuse_enabled()) {
-		struct in6_addr peer = { };
-
-		rds_ib_addr_of((struct sockaddr *)&cm_id->route.addr.dst_addr,
-			       &peer);
-		trace_rds_ib_hs_refuse(&peer, "the kernel's RDS over IPv6");
-	}
-	/* It retries about once a second for as long as it has messages
-	 * for us: one line a minute, the counter counts every one.
-	 */
-	if (__ratelimit(&rds_ib_mainline_rs))
-		pr_info("peer %pISc runs the kernel's RDS protocol %u.%u over IPv6: not supported, refused\n",
-			&cm_id->route.addr.dst_addr, c->proto >> 8,
-			c->proto & 0xff);
-	rds_ib_ml_refuse(cm_id);
 }
 
 /* A connection request on the listener (cm_id is the new child id).
@@ -850,8 +815,17 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	a->a_started = jiffies;
 	mod_delayed_work(rds_ib_wq, &ic->i_timeout_work, RDS_IB_ATTEMPT_TIMEOUT);
 	rds_conn_set_state(conn, RDS_CONN_CONNECTING, "accepting");
-	ic->i_peer_ml = !!ml;
-	if (ml)
+	/* Over IPv4 the protocol it ran last; over IPv6 a request in its
+	 * layout may be forged for a peer of ours: only our own does.
+	 */
+	if (ipv6_addr_v4mapped(&faddr))
+		ic->i_peer_ml = !!ml;
+	else
+		ic->i_peer_ml = rds_ib_ml6_remember(ic->i_peer_ml, ic->i_req,
+						    ml ? RDS_IB_ML6_PEER_ML :
+						    RDS_IB_ML6_PEER_OURS);
+	/* no flag toward the kernel's RDS (hs.h) */
+	if (ic->i_peer_ml)
 		ic->i_peer_minor = 0;
 	if (ml ? !rds_ib_ml_apply(ic, ml->ml.ack_seq) :
 	    !rds_ib_cm_handshake_apply(ic, offer)) {
@@ -917,8 +891,13 @@ static int rds_ib_cm_connect(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	struct rds_ib_hs hs;
 	int ret;
 
-	/* The peer's protocol as it was last time (mlcm.c). */
-	rds_ib_ml_attempt_begin(ic, ic->i_peer_ml, true);
+	/* Over IPv4 the peer's protocol as it was last time, a guess the
+	 * accept corrects; over IPv6 the one of the request (mlcm.c).
+	 */
+	ic->i_req = rds_ib_ml6_request(!ipv6_addr_v4mapped(&ic->i_conn->c_faddr),
+				       ic->i_peer_ml);
+	rds_ib_ml_attempt_begin(ic, ic->i_peer_ml,
+				ic->i_req == RDS_IB_REQ_OFFER);
 	ret = rds_ib_attempt_setup(ic, id);
 	if (ret)
 		return ret;
@@ -926,7 +905,8 @@ static int rds_ib_cm_connect(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 				 rds_ib_hs_request_flags(ic->i_peer_minor,
 							 rds_ib_cm_flags_wanted(ic)));
 	param.private_data = buf;
-	if (hs.v6) {
+	switch (ic->i_req) {
+	case RDS_IB_REQ_OURS:
 		/* Ours, marked (hs.h): the kernel's RDS refuses it.  At
 		 * the length of its own IPv6 request, zero-padded: it takes
 		 * a shorter one for version 4.0 whatever the mark says (the
@@ -936,13 +916,22 @@ static int rds_ib_cm_connect(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 		memset(buf, 0, sizeof(buf));
 		rds_ib_hs_encode(&hs, buf);
 		param.private_data_len = sizeof(buf);
-	} else {
+		break;
+	case RDS_IB_REQ_ML:
+		/* IPv6, to a peer that refused ours as the kernel's RDS
+		 * does: its own request, nothing of ours (no room).
+		 */
+		param.private_data_len = rds_ib_ml_request(ic, &hs, buf,
+							   sizeof(buf));
+		break;
+	default:
 		/* An offer (hs.h): taken by ours and by the kernel's RDS. */
 		param.private_data_len = rds_ib_ml_offer(ic, &hs, buf,
 							 sizeof(buf));
-		if (!param.private_data_len)
-			return -EAFNOSUPPORT;
+		break;
 	}
+	if (!param.private_data_len)
+		return -EAFNOSUPPORT;
 	rds_ib_cm_rd_atom(ic, &param);
 	/* 7 would mean "retry forever" on some devices (rxe). */
 	param.retry_count = 6;
@@ -951,55 +940,62 @@ static int rds_ib_cm_connect(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	return rdma_connect_locked(id, &param);
 }
 
-/* Our request was refused: say why. */
+/* Our request was refused: say why.  Over IPv6 a refusal by the peer's
+ * RDS (not one of the CM's own, nor one with zeros for private data: no
+ * listener, no answer) tells whether it runs the kernel's RDS: the next
+ * request follows (mlhs.h).
+ */
 static void rds_ib_cm_refused(struct rds_ib_conn *ic,
 			      struct rdma_cm_event *event)
 {
+	bool consumer = event->status == IB_CM_REJ_CONSUMER_DEFINED;
+	struct rds_connection *conn = ic->i_conn;
+	bool was = ic->i_peer_ml;
+	enum rds_ib_rej_kind kind;
 	struct rds_ib_hs hs;
+	u8 reason;
 
 	lockdep_assert_held(&ic->i_cm_mutex);
-	if (event->status == IB_CM_REJ_CONSUMER_DEFINED &&
-	    rds_ib_hs_decode(event->param.conn.private_data,
-			     event->param.conn.private_data_len, &hs) ==
-	    RDS_IB_HS_OK && hs.reason) {
-		/* An old build's refusal (of our flags) says minor 0 or 1:
-		 * the next request has none (hs.h).
-		 */
-		ic->i_peer_minor = rds_ib_hs_refused_minor(&hs);
-		if (hs.reason != RDS_IB_HS_R_BUSY)
-			pr_info_ratelimited("%pI6c refused our connection: %s\n",
-					    &ic->i_conn->c_faddr,
-					    rds_ib_hs_reason_name(hs.reason));
-		return;
-	}
-	/* The kernel's RDS refuses our request as an incompatible version
-	 * (mlhs.h): the int 1 in its byte order, then zeros.
+	kind = rds_ib_rej_classify(consumer, event->param.conn.private_data,
+				   event->param.conn.private_data_len, &reason);
+	/* An old build's refusal (of our flags) says minor 0 or 1: the next
+	 * request has none (hs.h).
 	 */
-	if (event->status == IB_CM_REJ_CONSUMER_DEFINED &&
-	    event->param.conn.private_data_len >= sizeof(int)) {
-		int rej;
-
-		memcpy(&rej, event->param.conn.private_data, sizeof(rej));
-		if (rej == RDS_IB_MLHS_REJ_INCOMPAT &&
-		    !ipv6_addr_v4mapped(&ic->i_conn->c_faddr)) {
-			/* Over IPv6 it never takes ours: no race to win,
-			 * so no point in trying every second.
-			 */
-			if (!ic->i_ml_refused6)
-				pr_info("%pI6c refused our connection as the kernel's RDS does (it does not speak ours over IPv6): retrying every %u s while messages wait\n",
-					&ic->i_conn->c_faddr,
-					RDS_IB_ML6_RETRY_MS / 1000);
-			ic->i_ml_refused6 = true;
+	if (kind == RDS_IB_REJ_OURS &&
+	    rds_ib_hs_decode(event->param.conn.private_data,
+			     event->param.conn.private_data_len, &hs) == RDS_IB_HS_OK)
+		ic->i_peer_minor = rds_ib_hs_refused_minor(&hs);
+	if (kind != RDS_IB_REJ_NONE && !ipv6_addr_v4mapped(&conn->c_faddr)) {
+		ic->i_peer_ml = rds_ib_ml6_remember(was, ic->i_req,
+						    kind == RDS_IB_REJ_MAINLINE ?
+						    RDS_IB_ML6_REFUSED_ML :
+						    RDS_IB_ML6_REFUSED);
+		if (ic->i_peer_ml != was) {
+			pr_info_ratelimited("%pI6c refused our connection %s: the next attempt speaks %s\n",
+					    &conn->c_faddr,
+					    was ? "in the kernel's RDS protocol" :
+						  "as the kernel's RDS does",
+					    was ? "ours" : "its protocol");
 			return;
 		}
-		if (rej == RDS_IB_MLHS_REJ_INCOMPAT) {
-			pr_info_ratelimited("%pI6c refused our connection as the kernel's RDS does (a connection race, or a version it does not speak)\n",
-					    &ic->i_conn->c_faddr);
-			return;
-		}
+	}
+	switch (kind) {
+	case RDS_IB_REJ_OURS:
+		if (reason != RDS_IB_HS_R_BUSY)
+			pr_info_ratelimited("%pI6c refused our connection: %s\n",
+					    &conn->c_faddr,
+					    rds_ib_hs_reason_name(reason));
+		return;
+	case RDS_IB_REJ_MAINLINE:
+		/* the int 1 in its byte order, then zeros (mlhs.h) */
+		pr_info_ratelimited("%pI6c refused our connection as the kernel's RDS does (a connection race, or a version it does not speak)\n",
+				    &conn->c_faddr);
+		return;
+	default:
+		break;
 	}
 	pr_info_ratelimited("%pI6c refused our connection (status %d, %u bytes of private data)\n",
-			    &ic->i_conn->c_faddr, event->status,
+			    &conn->c_faddr, event->status,
 			    event->param.conn.private_data_len);
 }
 
@@ -1019,14 +1015,10 @@ static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 		enum rds_ib_hs_reason reason;
 		struct rds_ib_pd_class c;
 
-		/* The kernel's RDS: spoken over IPv4, refused over IPv6. */
+		/* The kernel's RDS, over IPv4 or IPv6: in its protocol. */
 		if (rds_ib_ml_classify(cm_id, event, &c) ==
-		    RDS_IB_PD_MAINLINE) {
-			if (!c.ml.v6)
-				return rds_ib_cm_accept(cm_id, NULL, &c);
-			rds_ib_cm_refuse_mainline(cm_id, &c);
-			return -ECONNREFUSED;
-		}
+		    RDS_IB_PD_MAINLINE)
+			return rds_ib_cm_accept(cm_id, NULL, &c);
 		reason = rds_ib_hs_decode(event->param.conn.private_data,
 					  event->param.conn.private_data_len,
 					  &hs);

@@ -334,8 +334,10 @@ struct rds_ib_conn {
 	u32			i_peer_gen;	/* the peer's generation, 0: none
 						 * (WRITE_ONCE: /proc reads it)
 						 */
-	/* the peer ran the kernel's RDS at its last connection: the next
-	 * attempt we make starts in its protocol (i_cm_mutex)
+	/* the peer runs the kernel's RDS (i_cm_mutex): over IPv4 it ran it
+	 * at its last connection, and the next attempt we make starts in its
+	 * protocol; over IPv6 the next request we send is that RDS's own
+	 * (mlhs.h, rds_ib_ml6_remember())
 	 */
 	bool			i_peer_ml;
 	/* the minor of the peer's last handshake of ours, capped at ours
@@ -344,11 +346,10 @@ struct rds_ib_conn {
 	 * minor 2 and later (hs.h) (i_cm_mutex)
 	 */
 	u8			i_peer_minor;
-	/* the kernel's RDS refused our IPv6 request (it does not speak ours
-	 * over IPv6): said once, retried every RDS_IB_ML6_RETRY_MS while
-	 * messages wait, until a connection is up (i_cm_mutex)
+	/* what our current (or last) request was: an enum rds_ib_req_kind
+	 * (mlhs.h; i_cm_mutex)
 	 */
-	bool			i_ml_refused6;
+	u8			i_req;
 	bool			i_port_was_down; /* seen down since last up */
 	unsigned long		i_port_up_at;	/* jiffies it was seen up again */
 	unsigned int		i_backoff_ms;	/* next reconnect delay */

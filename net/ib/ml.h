@@ -26,7 +26,7 @@ void rds_ib_ml_attempt_begin(struct rds_ib_conn *ic, bool ml, bool guess);
  */
 const char *rds_ib_ml_use(struct rds_ib_conn *ic, bool ml);
 /* A request on a listener: is it the kernel's RDS (c filled; c->ml.v6
- * for one over IPv6, which we refuse)?
+ * for one over IPv6)?
  */
 enum rds_ib_pd_kind rds_ib_ml_classify(struct rdma_cm_id *cm_id,
 				       const struct rdma_cm_event *event,
@@ -44,6 +44,9 @@ bool rds_ib_ml_apply(struct rds_ib_conn *ic, u64 ack_seq);
 /* Our request (hs.h, an offer) into buf: its length, 0 if it cannot be. */
 size_t rds_ib_ml_offer(struct rds_ib_conn *ic, const struct rds_ib_hs *hs,
 		       u8 *buf, size_t room);
+/* Its own request (IPv6: mlhs.h), from hs's TOS and ACK: the same. */
+size_t rds_ib_ml_request(struct rds_ib_conn *ic, const struct rds_ib_hs *hs,
+			 u8 *buf, size_t room);
 /* The accept of a request c of the kernel's RDS into buf: its length. */
 size_t rds_ib_ml_accept_pd(const struct rds_ib_pd_class *c, u8 *buf,
 			   size_t room);

@@ -4,8 +4,10 @@
  * (Documentation/interop.md): its private data (mlhs.c) on our requests
  * and accepts, and the choice of the protocol an attempt speaks.
  *
- * All of it over IPv4 only.  Over IPv6 our request is our own layout,
- * marked so that it refuses it (hs.h), and its requests are refused (cm.c).
+ * Over IPv6 there is no room for an offer: our request is our own
+ * layout, marked so that it refuses it (hs.h), until it refused one; then
+ * its own request, nothing of ours (rds_ib_ml_request(), mlhs.h's
+ * rds_ib_ml6_remember()).  Its requests are accepted over both.
  *
  * - Its request (recognised by rds_ib_ml_classify()) is accepted with its
  *   own accept: the version its own rule chooses, credit 0 (its flow
@@ -65,7 +67,9 @@ const char *rds_ib_ml_use(struct rds_ib_conn *ic, bool ml)
 	const char *why = NULL;
 
 	lockdep_assert_held(&ic->i_cm_mutex);
-	ic->i_peer_ml = ml;
+	/* over IPv6 the memory follows rds_ib_ml6_remember() alone */
+	if (ipv6_addr_v4mapped(&ic->i_conn->c_faddr))
+		ic->i_peer_ml = ml;
 	if (ml)
 		ic->i_peer_minor = 0;	/* no flag toward it (hs.h) */
 	spin_lock_bh(&ic->i_lock);
@@ -97,7 +101,7 @@ enum rds_ib_pd_kind rds_ib_ml_classify(struct rdma_cm_id *cm_id,
 	    !rds_ib_addr_of((struct sockaddr *)&cm_id->route.addr.dst_addr,
 			    &faddr))
 		return c->kind;
-	/* A request over IPv6 carries the kernel's RDS's IPv6 layout. */
+	/* A request over IPv6 carries its IPv6 layout. */
 	return rds_ib_pd_classify(event->param.conn.private_data,
 				  event->param.conn.private_data_len,
 				  !ipv6_addr_v4mapped(&laddr), laddr.s6_addr,
@@ -126,19 +130,34 @@ const char *rds_ib_ml_answer(struct rds_ib_conn *ic,
 			     const struct rdma_cm_event *event, bool *ml)
 {
 	struct rds_connection *conn = ic->i_conn;
+	bool v6 = !ipv6_addr_v4mapped(&conn->c_faddr);
+	enum rds_ib_pd_kind kind;
 	struct rds_ib_pd_class c;
 	const char *why;
 
 	lockdep_assert_held(&ic->i_cm_mutex);
-	*ml = rds_ib_pd_classify(event->param.conn.private_data,
-				 event->param.conn.private_data_len,
-				 !ipv6_addr_v4mapped(&conn->c_faddr),
-				 conn->c_laddr.s6_addr, conn->c_faddr.s6_addr,
-				 &c) == RDS_IB_PD_MAINLINE;
-	/* Over IPv6 it refuses our request (hs.h): never its protocol. */
-	if (*ml && c.ml.v6) {
-		*ml = false;
-		return "the kernel's RDS over IPv6 is not supported";
+	kind = rds_ib_pd_classify(event->param.conn.private_data,
+				  event->param.conn.private_data_len, v6,
+				  conn->c_laddr.s6_addr, conn->c_faddr.s6_addr,
+				  &c);
+	*ml = kind == RDS_IB_PD_MAINLINE;
+	/* Over IPv6 the request said which protocol: the accept must be in
+	 * it (its own request: its layout; our handshake: ours).
+	 */
+	if (v6) {
+		bool asked_ml = ic->i_req == RDS_IB_REQ_ML;
+
+		ic->i_peer_ml = rds_ib_ml6_remember(ic->i_peer_ml, ic->i_req,
+						    *ml ? RDS_IB_ML6_ACCEPT_ML :
+						    kind == RDS_IB_PD_OURS ?
+						    RDS_IB_ML6_ACCEPT_OURS :
+						    RDS_IB_ML6_ACCEPT_BAD);
+		if (*ml != asked_ml) {
+			*ml = false;
+			return asked_ml ?
+			       "the kernel's request accepted in another protocol" :
+			       "our request accepted in the kernel's protocol";
+		}
 	}
 	why = rds_ib_ml_use(ic, *ml);
 	if (why || !*ml)
@@ -172,6 +191,18 @@ size_t rds_ib_ml_offer(struct rds_ib_conn *ic, const struct rds_ib_hs *hs,
 		return 0;
 	rds_ib_hs_offer_put(hs, buf);
 	return RDS_IB_HS_OFFER_LEN;
+}
+
+size_t rds_ib_ml_request(struct rds_ib_conn *ic, const struct rds_ib_hs *hs,
+			 u8 *buf, size_t room)
+{
+	struct rds_connection *conn = ic->i_conn;
+
+	memset(buf, 0, room);
+	/* ack_seq 0: its protocol's ACKs start afresh (attempt_begin) */
+	return rds_ib_mlhs_request(conn->c_laddr.s6_addr, conn->c_faddr.s6_addr,
+				   !ipv6_addr_v4mapped(&conn->c_faddr), hs->tos,
+				   0, buf, room);
 }
 
 size_t rds_ib_ml_accept_pd(const struct rds_ib_pd_class *c, u8 *buf,

@@ -192,3 +192,74 @@ enum rds_ib_pd_kind rds_ib_pd_classify(const void *buf, size_t len, bool v6,
 		c->kind = RDS_IB_PD_MAINLINE;
 	return c->kind;
 }
+
+size_t rds_ib_mlhs_request(const u8 *saddr, const u8 *daddr, bool v6, u8 tos,
+			   u64 ack_seq, void *buf, size_t room)
+{
+	struct rds_ib_mlhs m = {
+		.v6		= v6,
+		.major		= 3,
+		.minor		= 1,
+		.minor_mask	= RDS_IB_MLHS_MASK,
+		.tos		= tos,
+		.ack_seq	= ack_seq,
+	};
+
+	memcpy(m.saddr, saddr, sizeof(m.saddr));
+	memcpy(m.daddr, daddr, sizeof(m.daddr));
+	return rds_ib_mlhs_encode(&m, buf, room);
+}
+
+enum rds_ib_rej_kind rds_ib_rej_classify(bool consumer, const void *buf,
+					 size_t len, u8 *reason)
+{
+	const u8 *b = buf;
+	struct rds_ib_hs hs;
+	size_t i;
+	int rej;
+
+	*reason = 0;
+	if (!consumer || !buf)
+		return RDS_IB_REJ_NONE;
+	/* The IB CM's own refusal for a consumer (no rdma_cm listener on
+	 * the port, an id destroyed) carries nothing: zeros throughout.
+	 */
+	i = 0;
+	while (i < len && !b[i])
+		i++;
+	if (i == len)
+		return RDS_IB_REJ_NONE;
+	if (rds_ib_hs_decode(buf, len, &hs) == RDS_IB_HS_OK && hs.reason) {
+		*reason = hs.reason;
+		return RDS_IB_REJ_OURS;
+	}
+	if (len < sizeof(rej))
+		return RDS_IB_REJ_OTHER;
+	memcpy(&rej, buf, sizeof(rej));
+	return rej == RDS_IB_MLHS_REJ_INCOMPAT ? RDS_IB_REJ_MAINLINE :
+						 RDS_IB_REJ_OTHER;
+}
+
+bool rds_ib_ml6_remember(bool was, enum rds_ib_req_kind sent,
+			 enum rds_ib_ml6_event ev)
+{
+	switch (ev) {
+	case RDS_IB_ML6_ACCEPT_ML:
+	case RDS_IB_ML6_PEER_ML:
+		/* Never set here: a request in its layout can be anyone's
+		 * (a forged one for a peer of ours), and an accept in it
+		 * answers a request sent because the memory was set.
+		 */
+		return was;
+	case RDS_IB_ML6_ACCEPT_OURS:
+	case RDS_IB_ML6_PEER_OURS:
+		return false;
+	case RDS_IB_ML6_REFUSED_ML:
+		if (sent == RDS_IB_REQ_OURS)
+			return true;
+		break;
+	default:
+		break;
+	}
+	return sent == RDS_IB_REQ_ML ? false : was;
+}

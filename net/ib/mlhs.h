@@ -172,4 +172,85 @@ bool rds_ib_mlhs_gen_refused(u32 gen);
 
 const char *rds_ib_mlhs_reason_name(enum rds_ib_mlhs_reason reason);
 
+/* The kernel's own request, nothing of ours in it: version 3.1 with mask
+ * 0x0003 (what it sends itself), tos, ack_seq, credit 0, reserved and
+ * padding 0, from saddr to daddr (16 bytes each, IPv4-mapped unless v6).
+ * Our request over IPv6 to a peer that refused ours as it does
+ * (rds_ib_ml6_request()).  Returns the length written, 0 as encode does.
+ */
+size_t rds_ib_mlhs_request(const u8 *saddr, const u8 *daddr, bool v6, u8 tos,
+			   u64 ack_seq, void *buf, size_t room);
+
+/* What the private data of a refusal (REJ) of our request says. */
+enum rds_ib_rej_kind {
+	RDS_IB_REJ_NONE = 0,	/* not the peer's RDS: the CM's own, or
+				 * a consumer's with no data or zeros only
+				 */
+	RDS_IB_REJ_OTHER,	/* the peer's, neither below */
+	RDS_IB_REJ_OURS,	/* our handshake with a reason (*reason) */
+	RDS_IB_REJ_MAINLINE,	/* the int 1 the kernel's RDS refuses
+				 * with, in our byte order
+				 */
+};
+
+/* Classify a refusal: consumer is whether the REJ was the peer's own
+ * (IB_CM_REJ_CONSUMER_DEFINED), buf and len its private data.
+ */
+enum rds_ib_rej_kind rds_ib_rej_classify(bool consumer, const void *buf,
+					 size_t len, u8 *reason);
+
+/* Over IPv6 (Documentation/interop.md), what we send a peer depends on
+ * what we remember of it ("it runs the kernel's RDS", per connection):
+ * our own marked handshake (hs.h), or the kernel's own request
+ * (rds_ib_mlhs_request()).  Over IPv4 always an offer (hs.h).
+ */
+enum rds_ib_req_kind {
+	RDS_IB_REQ_OFFER,	/* IPv4: ours in its layout */
+	RDS_IB_REQ_OURS,	/* IPv6: our handshake, marked */
+	RDS_IB_REQ_ML,		/* IPv6: its request, nothing of ours */
+};
+
+static inline enum rds_ib_req_kind rds_ib_ml6_request(bool v6, bool peer_ml)
+{
+	if (!v6)
+		return RDS_IB_REQ_OFFER;
+	return peer_ml ? RDS_IB_REQ_ML : RDS_IB_REQ_OURS;
+}
+
+/* What happened to a connection over IPv6, for the memory above. */
+enum rds_ib_ml6_event {
+	RDS_IB_ML6_REFUSED_ML,	/* our request refused as the kernel's
+				 * RDS refuses (RDS_IB_REJ_MAINLINE)
+				 */
+	RDS_IB_ML6_REFUSED,	/* refused otherwise by the peer's RDS
+				 * (a reason of ours, or other data); a
+				 * refusal that is not its (RDS_IB_REJ_NONE)
+				 * is no event
+				 */
+	RDS_IB_ML6_ACCEPT_ML,	/* accepted in its layout (our request
+				 * was its: the memory was set)
+				 */
+	RDS_IB_ML6_ACCEPT_OURS,	/* accepted with our handshake */
+	RDS_IB_ML6_ACCEPT_BAD,	/* an accept neither could send */
+	RDS_IB_ML6_PEER_ML,	/* we accepted its request in its layout */
+	RDS_IB_ML6_PEER_OURS,	/* we accepted a request of ours */
+	RDS_IB_ML6_EV_MAX,
+};
+
+/* The memory after ev, given it before (was) and what our request was
+ * (sent; for the two PEER events, what our last one was):
+ * - its refusal of our handshake: it runs the kernel's RDS (the next
+ *   request is its own); nothing else sets the memory;
+ * - any refusal of its own request, or an accept that is not in its
+ *   layout: it does not (a peer of ours, older than the step that accepts
+ *   the kernel's requests, refuses them as that RDS would);
+ * - a request or accept of ours: it does not;
+ * - a request in its layout that we accept, or an accept in it, leaves
+ *   the memory as it was: anyone can send such a request for the address
+ *   of a peer of ours, and the memory is set before we send one;
+ * - anything else after our handshake leaves the memory as it was.
+ */
+bool rds_ib_ml6_remember(bool was, enum rds_ib_req_kind sent,
+			 enum rds_ib_ml6_event ev);
+
 #endif /* _RDS_IB_MLHS_H */

@@ -28,24 +28,9 @@
 
 . "$(dirname "$0")/stress_lib.sh"
 
-ML_HOST=${ML_HOST:-1}
-if [ "$RDS_HOST" = "$ML_HOST" ]; then
-	me=ml
-else
-	me=ours
-fi
-echo "# host $RDS_HOST runs $me (ML_HOST=$ML_HOST)"
-rm -f "$RDS_SHARED/$RDS_TEST".cong.*
+. "$(dirname "$0")/mlpair_lib.sh"
 
-unload() {
-	if [ $me = ml ]; then
-		modprobe -r rds_rdma rds_tcp rds 2>/dev/null
-		modprobe -r rds_rdma rds_tcp rds 2>/dev/null
-	else
-		rmmod rds 2>/dev/null
-	fi
-}
-trap unload EXIT
+rm -f "$RDS_SHARED/$RDS_TEST".cong.*
 
 # ping N: N pings (port 0) from this host to the peer, one at a time, up
 # to 20 s each; prints the pongs that came back from the peer's port 0.
@@ -65,11 +50,7 @@ print(got)
 PY
 }
 
-if [ $me = ml ]; then
-	check "modprobe rds_rdma (the kernel's RDS)" modprobe rds_rdma
-else
-	check "insmod rds.ko (ours)" rds_insmod
-fi
+ml_pair_load
 barrier loaded 60 || ksft_fail "barrier loaded"
 
 # 1. Ours connects to the kernel's RDS (both freshly loaded: no

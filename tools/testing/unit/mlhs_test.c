@@ -314,6 +314,469 @@ static bool mainline_takes(const unsigned char *b, size_t len, bool v6)
 	return ref_negotiate(c[0], c[1], get_be(c + 2, 2)) != 0;
 }
 
+/* --- Over IPv6 toward the kernel's RDS (interop.md) ------------------ */
+
+/* The kernel's own request, by hand from the layout: 3.1, mask 3, the TOS
+ * and ack_seq given, everything else 0.
+ */
+static void ref_request(unsigned char *ref, const unsigned char *s,
+			const unsigned char *d, bool v6, unsigned int tos,
+			u64 ack)
+{
+	unsigned char *c = ref + (v6 ? 32 : 8);
+
+	memset(ref, 0, 56);
+	memcpy(ref, v6 ? s : s + 12, v6 ? 16 : 4);
+	memcpy(ref + (v6 ? 16 : 4), v6 ? d : d + 12, v6 ? 16 : 4);
+	c[0] = 3;
+	c[1] = 1;
+	put_be(c + 2, 2, 3);
+	c[4] = tos;
+	put_be(c + 8, 8, ack);
+}
+
+/* The refusal rule, by hand: the peer's own (consumer) REJ with a byte
+ * that is not zero; our handshake (magic, our major, a reason at 39)
+ * wins; else the int 1 in this host's byte order.
+ */
+static enum rds_ib_rej_kind ref_rej(bool consumer, const unsigned char *b,
+				    size_t len, u8 *reason)
+{
+	static const unsigned char one_le[4] = { 1, 0, 0, 0 };
+	static const unsigned char one_be[4] = { 0, 0, 0, 1 };
+	const unsigned int probe = 1;
+	bool le = *(const unsigned char *)&probe == 1;
+	struct rds_ib_hs hs;
+	size_t i;
+	bool zeros = true;
+
+	*reason = 0;
+	for (i = 0; b && i < len; i++)
+		zeros &= !b[i];
+	if (!consumer || !b || zeros)
+		return RDS_IB_REJ_NONE;
+	if (len >= 40 && get_be(b, 4) == 0x52445369 && b[39] &&
+	    rds_ib_hs_decode(b, len, &hs) == RDS_IB_HS_OK) {
+		*reason = b[39];
+		return RDS_IB_REJ_OURS;
+	}
+	if (len >= 4 && !memcmp(b, le ? one_le : one_be, 4))
+		return RDS_IB_REJ_MAINLINE;
+	return RDS_IB_REJ_OTHER;
+}
+
+/* The memory rule of mlhs.h as a table: [sent][event] -> the memory
+ * after, from was = 0 and was = 1 ('w': as it was).
+ */
+static const char ref_mem[3][RDS_IB_ML6_EV_MAX] = {
+	/*           REF_ML REF  ACC_ML ACC_OURS ACC_BAD PEER_ML PEER_OURS */
+	[RDS_IB_REQ_OFFER] = { 'w', 'w', 'w', 0, 'w', 'w', 0 },
+	[RDS_IB_REQ_OURS]  = { 1,   'w', 'w', 0, 'w', 'w', 0 },
+	[RDS_IB_REQ_ML]    = { 0,   0,   'w', 0, 0,   'w', 0 },
+};
+
+/* A peer over IPv6, for the scenarios: how it answers each request. */
+enum peer_kind {
+	PEER_MAINLINE,		/* refuses ours (int 1), accepts its own */
+	PEER_OLD,		/* ours before this step: accepts ours,
+				 * refuses the kernel's (int 1)
+				 */
+	PEER_NEW,		/* ours now: accepts both, each in its own */
+	PEER_RACING,		/* the kernel's RDS whose own attempt is in
+				 * flight: refuses everything (int 1)
+				 */
+	PEER_MAX,
+};
+
+typedef bool (*remember_fn)(bool was, enum rds_ib_req_kind sent,
+			    enum rds_ib_ml6_event ev);
+
+/* What peer does with a request of kind k: an event of ours. */
+static enum rds_ib_ml6_event peer_answer(enum peer_kind peer,
+					 enum rds_ib_req_kind k)
+{
+	switch (peer) {
+	case PEER_MAINLINE:
+		return k == RDS_IB_REQ_ML ? RDS_IB_ML6_ACCEPT_ML :
+					    RDS_IB_ML6_REFUSED_ML;
+	case PEER_OLD:
+		return k == RDS_IB_REQ_ML ? RDS_IB_ML6_REFUSED_ML :
+					    RDS_IB_ML6_ACCEPT_OURS;
+	case PEER_NEW:
+		return k == RDS_IB_REQ_ML ? RDS_IB_ML6_ACCEPT_ML :
+					    RDS_IB_ML6_ACCEPT_OURS;
+	default:
+		return RDS_IB_ML6_REFUSED_ML;
+	}
+}
+
+/* Connect to peer from memory mem with rule fn: the attempts it took (0:
+ * none within 8), the refused ones in *refused, the kinds sent in *sent
+ * (bit per kind).
+ */
+static unsigned int connect_peer(remember_fn fn, enum peer_kind peer,
+				 bool *mem, unsigned int *refused,
+				 unsigned int *sent)
+{
+	unsigned int n;
+
+	*refused = 0;
+	*sent = 0;
+	for (n = 1; n <= 8; n++) {
+		enum rds_ib_req_kind k = rds_ib_ml6_request(true, *mem);
+		enum rds_ib_ml6_event ev = peer_answer(peer, k);
+
+		*sent |= 1u << k;
+		*mem = fn(*mem, k, ev);
+		if (ev == RDS_IB_ML6_ACCEPT_ML || ev == RDS_IB_ML6_ACCEPT_OURS)
+			return n;
+		++*refused;
+	}
+	return 0;
+}
+
+/* A broken expectation of a scenario: counted in bad, said if verbose. */
+#define SCEN(cond, ...) do {						\
+	if (!(cond)) {							\
+		bad++;							\
+		if (verbose)						\
+			printf("# FAIL scenario: " __VA_ARGS__);	\
+	}								\
+} while (0)
+
+/* Two modules of ours over IPv6, A and B, each with its memory of the
+ * other (ma, mb): the initiator sends what its memory picks, the other
+ * accepts it in its protocol (PEER_NEW) and both apply fn.  Returns
+ * whether the connection is in our protocol.
+ */
+static bool pair_connect(remember_fn fn, bool *mi, bool *ma)
+{
+	enum rds_ib_req_kind k = rds_ib_ml6_request(true, *mi);
+	bool ml = k == RDS_IB_REQ_ML;
+
+	*ma = fn(*ma, rds_ib_ml6_request(true, *ma),
+		 ml ? RDS_IB_ML6_PEER_ML : RDS_IB_ML6_PEER_OURS);
+	*mi = fn(*mi, k, ml ? RDS_IB_ML6_ACCEPT_ML : RDS_IB_ML6_ACCEPT_OURS);
+	return !ml;
+}
+
+static unsigned int pair_scenarios(remember_fn fn, bool verbose)
+{
+	unsigned int bad = 0, i;
+	bool ma, mb, ours;
+
+	/* A forged request in the kernel's layout to B, for A's address,
+	 * while A and B talk ours: the next connection, either way, is ours.
+	 */
+	for (i = 0; i < 2; i++) {
+		ma = false;
+		mb = false;
+		ours = pair_connect(fn, &ma, &mb);
+		mb = fn(mb, rds_ib_ml6_request(true, mb), RDS_IB_ML6_PEER_ML);
+		ours = ours && (i ? pair_connect(fn, &ma, &mb) :
+				    pair_connect(fn, &mb, &ma));
+		ours = ours && pair_connect(fn, &ma, &mb) &&
+		       pair_connect(fn, &mb, &ma);
+		SCEN(ours && !ma && !mb,
+		     "a forged request to B, then %s connects: ours %u, memories %u %u\n",
+		     i ? "A" : "B", ours, ma, mb);
+	}
+	/* A new peer of ours, B, on an address A remembers as the kernel's
+	 * RDS: A's request is its, B takes it in that protocol; within two
+	 * connections (B's next) the pair is in ours, and stays so.
+	 */
+	ma = true;
+	mb = false;
+	pair_connect(fn, &ma, &mb);
+	ours = pair_connect(fn, &mb, &ma);
+	ours = ours && pair_connect(fn, &ma, &mb);
+	SCEN(ours && !ma && !mb,
+	     "a new peer after the kernel's RDS: ours %u, memories %u %u\n",
+	     ours, ma, mb);
+	return bad;
+}
+
+/* The scenarios' verdict on a rule: the number of broken expectations. */
+static unsigned int scenarios(remember_fn fn, bool verbose)
+{
+	unsigned int bad = 0, n, refused, sent, start, p;
+	bool mem;
+
+	for (start = 0; start < 2; start++) {
+		for (p = 0; p < PEER_RACING; p++) {
+			mem = start;
+			n = connect_peer(fn, p, &mem, &refused, &sent);
+			/* every peer is reached, at most one refusal */
+			SCEN(n && refused <= 1,
+			     "peer %u from %u: %u attempts, %u refused\n", p,
+			     start, n, refused);
+			/* and then remembered: the next goes at once */
+			n = connect_peer(fn, p, &mem, &refused, &sent);
+			SCEN(n == 1, "peer %u again: %u attempts\n", p, n);
+			if (start)
+				continue;
+			/* a first contact to one of ours sends nothing new */
+			mem = false;
+			n = connect_peer(fn, p, &mem, &refused, &sent);
+			if (p != PEER_MAINLINE)
+				SCEN(sent == 1u << RDS_IB_REQ_OURS && n == 1,
+				     "peer %u fresh: sent %x in %u\n", p, sent,
+				     n);
+			else
+				SCEN(n == 2 && refused == 1,
+				     "the kernel's RDS fresh: %u attempts, %u refused\n",
+				     n, refused);
+		}
+	}
+	/* A race with the kernel's RDS (it refuses while its own attempt is
+	 * in flight) and then its request accepted: still remembered as its.
+	 */
+	mem = true;
+	n = connect_peer(fn, PEER_RACING, &mem, &refused, &sent);
+	SCEN(!n, "a racing peer never accepts\n");
+	mem = fn(mem, rds_ib_ml6_request(true, mem), RDS_IB_ML6_PEER_ML);
+	SCEN(mem, "its request accepted: remembered\n");
+	/* An old peer of ours replacing the kernel's RDS on the same
+	 * address: in our protocol within two attempts.
+	 */
+	mem = true;
+	n = connect_peer(fn, PEER_OLD, &mem, &refused, &sent);
+	SCEN(n && n <= 2 && !mem && (sent & 1u << RDS_IB_REQ_OURS),
+	     "an old peer after the kernel's RDS: %u, memory %u\n", n, mem);
+	bad += pair_scenarios(fn, verbose);
+	return bad;
+}
+
+/* Negative controls: rules that look right and are not. */
+static bool sticky(bool was, enum rds_ib_req_kind sent,
+		   enum rds_ib_ml6_event ev)
+{
+	/* never forgets: an old peer of ours refusing its request */
+	if (ev == RDS_IB_ML6_REFUSED_ML && sent == RDS_IB_REQ_ML)
+		return true;
+	return rds_ib_ml6_remember(was, sent, ev);
+}
+
+static bool eager(bool was, enum rds_ib_req_kind sent,
+		  enum rds_ib_ml6_event ev)
+{
+	/* takes every refusal for the kernel's (the CM's or ours too) */
+	if (ev == RDS_IB_ML6_REFUSED)
+		return sent != RDS_IB_REQ_ML;
+	return rds_ib_ml6_remember(was, sent, ev);
+}
+
+static bool trusting(bool was, enum rds_ib_req_kind sent,
+		     enum rds_ib_ml6_event ev)
+{
+	/* the rule before: a request or accept in its layout sets it */
+	if (ev == RDS_IB_ML6_PEER_ML || ev == RDS_IB_ML6_ACCEPT_ML)
+		return true;
+	return rds_ib_ml6_remember(was, sent, ev);
+}
+
+static bool trusting_peer(bool was, enum rds_ib_req_kind sent,
+			  enum rds_ib_ml6_event ev)
+{
+	/* sets it on accepting its request alone */
+	if (ev == RDS_IB_ML6_PEER_ML)
+		return true;
+	return rds_ib_ml6_remember(was, sent, ev);
+}
+
+static bool deaf(bool was, enum rds_ib_req_kind sent,
+		 enum rds_ib_ml6_event ev)
+{
+	/* never learns from a refusal */
+	if (ev == RDS_IB_ML6_REFUSED_ML && sent == RDS_IB_REQ_OURS)
+		return was;
+	return rds_ib_ml6_remember(was, sent, ev);
+}
+
+static void ml6_tests(void)
+{
+	unsigned char buf[64], ref[56], s[16], d[16];
+	struct rds_ib_pd_class c;
+	unsigned int i, k, e, w, len, v6;
+	u8 reason, rreason;
+	int f;
+
+	f = failures;
+	for (i = 0; i < 100000; i++) {
+		unsigned int tos = rnd() & 0xff;
+		u64 ack = (i & 1) ? 0 : rnd();
+		size_t n;
+
+		v6 = (i >> 1) & 1;
+		for (k = 0; k < 16; k++) {
+			s[k] = rnd();
+			d[k] = rnd();
+		}
+		if (!v6) {
+			mapped(s, s + 12);
+			mapped(d, d + 12);
+		}
+		memset(buf, 0xee, sizeof(buf));
+		n = rds_ib_mlhs_request(s, d, v6, tos, ack, buf, sizeof(buf));
+		ref_request(ref, s, d, v6, tos, ack);
+		EXPECT(n == (v6 ? 56u : 32u) && !memcmp(buf, ref, n) &&
+		       buf[n] == 0xee, "request bytes (v6 %u)", v6);
+		/* the kernel's rule takes it, as 3.1 */
+		EXPECT(mainline_takes(buf, n, v6), "the kernel's rule takes it");
+		/* our listener calls it the kernel's, whatever the bytes
+		 * (an address that spells "RDSi" included: both named)
+		 */
+		both(buf, n, v6, d, s, &c);
+		EXPECT(c.kind == RDS_IB_PD_MAINLINE && c.proto == 0x0301 &&
+		       c.ml.tos == tos && c.ml.ack_seq == ack && !c.ml.credit &&
+		       !c.ml.reserved1 && !c.ml.reserved2,
+		       "our listener: kind %d proto %x", c.kind, c.proto);
+		EXPECT(!rds_ib_hs_is_offer(buf, n), "no offer of ours");
+		/* negative control: the same bytes with the offer's marker
+		 * and tail are ours (v4), and our marked handshake is not
+		 * the kernel's
+		 */
+		if (!v6) {
+			struct rds_ib_hs hs = { .major = 1, .minor = 1,
+						.frag_shift = 13,
+						.hello.gen = 7 };
+
+			memset(buf, 0, sizeof(buf));
+			rds_ib_mlhs_request(s, d, false, tos, ack, buf, 56);
+			rds_ib_hs_offer_put(&hs, buf);
+			both(buf, 56, false, d, s, &c);
+			EXPECT(c.kind == RDS_IB_PD_OURS, "control: the offer");
+		}
+	}
+	for (v6 = 0; v6 < 2; v6++) {
+		memset(s, 0, 16);
+		memset(d, 0, 16);
+		if (!v6) {
+			mapped(s, A1);
+			mapped(d, A2);
+		}
+		for (len = 0; len <= 64; len++)
+			EXPECT(rds_ib_mlhs_request(s, d, v6, 0, 0, buf, len) ==
+			       (len >= (v6 ? 56u : 32u) ? (v6 ? 56u : 32u) : 0),
+			       "room %u v6 %u", len, v6);
+	}
+	EXPECT(rds_ib_mlhs_request(L6, P6, false, 0, 0, buf, 64) == 0,
+	       "an IPv4 layout of IPv6 addresses");
+	report("the kernel's own request (IPv6): its layout at 3.1, taken by its rule, the kernel's to our listener; room",
+	       f);
+
+	f = failures;
+	/* every first byte and every length, the rest zero; both origins */
+	for (i = 0; i < 256; i++) {
+		for (len = 0; len <= 64; len++) {
+			for (k = 0; k < 2; k++) {
+				memset(buf, 0, sizeof(buf));
+				buf[0] = i;
+				EXPECT(rds_ib_rej_classify(k, buf, len, &reason) ==
+				       ref_rej(k, buf, len, &rreason) &&
+				       reason == rreason,
+				       "byte %u len %u consumer %u", i, len, k);
+			}
+		}
+		/* the byte at each of the int's places */
+		for (k = 0; k < 4; k++) {
+			memset(buf, 0, sizeof(buf));
+			buf[k] = i;
+			EXPECT(rds_ib_rej_classify(true, buf, 4, &reason) ==
+			       ref_rej(true, buf, 4, &rreason),
+			       "byte %u at %u", i, k);
+		}
+	}
+	/* our refusals, every reason (0: none, not a refusal of ours) */
+	for (i = 0; i < 256; i++) {
+		struct rds_ib_hs hs = { .major = 1, .minor = 1,
+					.frag_shift = 13, .reason = i,
+					.hello.gen = 9 };
+
+		memset(buf, 0, sizeof(buf));
+		rds_ib_hs_encode(&hs, buf);
+		EXPECT(rds_ib_rej_classify(true, buf, 40, &reason) ==
+		       (i ? RDS_IB_REJ_OURS : RDS_IB_REJ_OTHER) &&
+		       reason == (i ? i : 0), "our refusal, reason %u", i);
+		EXPECT(rds_ib_rej_classify(false, buf, 40, &reason) ==
+		       RDS_IB_REJ_NONE, "not the peer's: reason %u", i);
+	}
+	for (i = 0; i < 400000; i++) {
+		for (len = 0; len < sizeof(buf); len++)
+			buf[len] = (i & 1) ? rnd() : (rnd() & 1);
+		if ((i & 7) == 2)
+			put_be(buf, 4, 0x52445369);
+		len = rnd() % 65;
+		k = rnd() & 1;
+		EXPECT(rds_ib_rej_classify(k, buf, len, &reason) ==
+		       ref_rej(k, buf, len, &rreason) && reason == rreason,
+		       "random refusal %u", i);
+	}
+	EXPECT(rds_ib_rej_classify(true, NULL, 4, &reason) == RDS_IB_REJ_NONE,
+	       "NULL");
+	/* the CM's consumer REJ with zeros (no listener): not the peer's,
+	 * at every length; one byte set makes it the peer's
+	 */
+	for (len = 0; len <= 64; len++) {
+		memset(buf, 0, sizeof(buf));
+		EXPECT(rds_ib_rej_classify(true, buf, len, &reason) ==
+		       RDS_IB_REJ_NONE, "zeros, len %u", len);
+		if (!len)
+			continue;
+		buf[len - 1] = 0x80;
+		EXPECT(rds_ib_rej_classify(true, buf, len, &reason) ==
+		       RDS_IB_REJ_OTHER, "one byte at %u", len - 1);
+	}
+	{
+		int one = RDS_IB_MLHS_REJ_INCOMPAT;
+
+		EXPECT(rds_ib_rej_classify(true, &one, sizeof(one), &reason) ==
+		       RDS_IB_REJ_MAINLINE, "the kernel's int 1");
+		EXPECT(rds_ib_rej_classify(false, &one, sizeof(one), &reason) ==
+		       RDS_IB_REJ_NONE, "the int 1 not from the peer");
+	}
+	report("refusals: ours with each reason, the kernel's int 1, every first byte and length, random",
+	       f);
+
+	f = failures;
+	for (k = 0; k < 3; k++)
+		for (e = 0; e < RDS_IB_ML6_EV_MAX; e++)
+			for (w = 0; w < 2; w++) {
+				bool want = ref_mem[k][e] == 'w' ? w :
+					    (unsigned int)ref_mem[k][e];
+
+				EXPECT(rds_ib_ml6_remember(w, k, e) == want,
+				       "sent %u event %u was %u", k, e, w);
+			}
+	for (v6 = 0; v6 < 2; v6++)
+		for (w = 0; w < 2; w++)
+			EXPECT(rds_ib_ml6_request(v6, w) ==
+			       (!v6 ? RDS_IB_REQ_OFFER :
+				w ? RDS_IB_REQ_ML : RDS_IB_REQ_OURS),
+			       "request v6 %u remembered %u", v6, w);
+	report("the IPv6 memory: every request, event and memory against the table; the request it picks",
+	       f);
+
+	f = failures;
+	EXPECT(scenarios(rds_ib_ml6_remember, true) == 0, "the module's rule");
+	report("scenarios: the kernel's RDS reached after one refusal, ours at once with nothing new, each remembered, a peer changing side",
+	       f);
+
+	f = failures;
+	EXPECT(scenarios(sticky, false) > 0, "a rule that never forgets");
+	EXPECT(scenarios(deaf, false) > 0, "a rule that never learns");
+	EXPECT(scenarios(trusting, false) > 0,
+	       "a rule that takes a request or accept in its layout");
+	EXPECT(scenarios(trusting_peer, false) > 0,
+	       "a rule that takes a request in its layout");
+	EXPECT(scenarios(eager, false) == 0 &&
+	       eager(false, RDS_IB_REQ_OURS, RDS_IB_ML6_REFUSED) !=
+	       rds_ib_ml6_remember(false, RDS_IB_REQ_OURS, RDS_IB_ML6_REFUSED),
+	       "a rule that takes any refusal: the scenarios miss it, the table does not");
+	report("negative controls: wrong rules fail the scenarios (or the table)",
+	       f);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned char buf[64], b2[64];
@@ -324,7 +787,7 @@ int main(int argc, char **argv)
 	int f;
 
 	rng = seed | 1;
-	printf("TAP version 13\n1..10\n# seed 0x%llx (rerun: %s 0x%llx)\n",
+	printf("TAP version 13\n1..15\n# seed 0x%llx (rerun: %s 0x%llx)\n",
 	       (unsigned long long)seed, argv[0], (unsigned long long)seed);
 	mapped(L4, A1);
 	mapped(P4, A2);
@@ -566,6 +1029,8 @@ int main(int argc, char **argv)
 		P6[i] = 0x20 + i;
 	}
 	report("our IPv6 handshake: mainline refuses it, we call it ours", f);
+
+	ml6_tests();
 
 	f = failures;
 	for (i = 0; i < RDS_IB_MLHS_R_MAX + 10; i++)
