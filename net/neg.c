@@ -21,7 +21,7 @@
 	!defined(RDS_NEG_DUP) && !defined(RDS_NEG_PAGELEAK) && \
 	!defined(RDS_NEG_STALERX) && !defined(RDS_NEG_DOWNWORK) && \
 	!defined(RDS_NEG_HBNOW) && !defined(RDS_NEG_NOHOLD) && \
-	!defined(RDS_NEG_HALFOPEN)
+	!defined(RDS_NEG_HALFOPEN) && !defined(RDS_NEG_IDLECOPY)
 #error "RDS_NEG: one of the kinds of net/neg.h"
 #endif
 

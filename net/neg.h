@@ -38,6 +38,10 @@
  *             issue 17: a request we accepted and the peer never
  *             completed keeps its queue pair and receive buffers until
  *             the IB CM gives up (ib_halfopen)
+ *   idlecopy  a data frame after which nothing can go is not signalled
+ *             for the copies of packed frames before it, as before the
+ *             fix: an idle connection keeps up to 15 of them (ib_pack:
+ *             pack_copies stays above 0 after the traffic)
  */
 #ifndef _RDS_NEG_H
 #define _RDS_NEG_H
@@ -141,6 +145,18 @@ static inline bool rds_neg_halfopen(void)
 }
 #else
 static inline bool rds_neg_halfopen(void)
+{
+	return false;
+}
+#endif
+
+#ifdef RDS_NEG_IDLECOPY
+static inline bool rds_neg_idlecopy(void)
+{
+	return true;
+}
+#else
+static inline bool rds_neg_idlecopy(void)
 {
 	return false;
 }

@@ -296,7 +296,9 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 	if (!rdev)
 		return -ENODEV;
 	ic->i_rdev = rdev;
-	rds_ib_send_sizes(ic, &rdev->rd_dev->attrs);
+	ret = rds_ib_send_sizes(ic, &rdev->rd_dev->attrs);
+	if (ret)
+		goto err_put;
 
 	ret = rdev->rd_rx_ops->conn_prepare(ic, &attr);
 	if (ret)

@@ -267,6 +267,7 @@ enum {
 	RDS_IB_C_CREDIT_RETURNS,	/* give-back frames sent */
 	RDS_IB_C_CREDITS_RETURNED,	/* credits they gave back */
 	RDS_IB_C_CREDITS_RELEASED,	/* SRQ buffers released on returns */
+	RDS_IB_C_PACK_COPIES,		/* packed frames' copies held now */
 	RDS_IB_C_MAX,
 };
 
@@ -381,6 +382,10 @@ struct rds_ib_conn {
 	u32			i_head;		/* next slot to use */
 	u32			i_tail;		/* oldest slot not completed */
 	u32			i_since_signal;
+	bool			i_copy_unsig;	/* a data frame posted since
+						 * the last signalled one holds
+						 * a packed frame's copy
+						 */
 	u32			i_extra;	/* extra WRs in flight (sendq.h) */
 	bool			i_xmit_stalled;	/* xmit waits for credits/slots */
 	bool			i_ack_owed;	/* send an ACK when possible */
@@ -623,8 +628,8 @@ void rds_ib_xmit_done(struct rds_connection *conn);
 void rds_ib_send_ctrl(struct rds_ib_conn *ic);
 void rds_ib_send_work(struct work_struct *work);
 void rds_ib_ack_timer(struct timer_list *t);
-void rds_ib_send_sizes(struct rds_ib_conn *ic,
-		       const struct ib_device_attr *attrs);
+int rds_ib_send_sizes(struct rds_ib_conn *ic,
+		      const struct ib_device_attr *attrs);
 int rds_ib_ring_alloc(struct rds_ib_conn *ic);
 void rds_ib_ring_free(struct rds_ib_conn *ic);
 void rds_ib_send_reset(struct rds_ib_conn *ic);

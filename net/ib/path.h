@@ -28,7 +28,7 @@ void rds_ib_hdr_finish(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
 		       u8 grant);
 /* Finish and post the frame of data slot s; -ENOTCONN if refused. */
 int rds_ib_slot_post(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
-		     u8 grant, bool signal, bool fence, bool last);
+		     u8 grant, bool signal, bool alone, bool fence, bool last);
 /* rm's last frame is posted: the peer may acknowledge it from now on. */
 void rds_ib_posted(struct rds_ib_conn *ic, const struct rds_message *rm);
 /* Whether the first frame after rm's op waits for it (IB_SEND_FENCE). */

@@ -15,8 +15,10 @@
  * waits too, until the peer grants credits back (rds_ib_pack_corked()).
  *
  * Completions: only every i_signal_every-th data frame, the last
- * frame of a multi-frame message when nothing follows and control frames
- * are signalled (a full ring holds several signalled frames); a signalled
+ * frame of a multi-frame message when nothing follows, the frame after
+ * which nothing can go when a packed frame's copy would stay held
+ * (rds_ib_slot_post()) and control frames are signalled (a full ring
+ * holds several signalled frames); a signalled
  * completion retires every slot before it (send completions of one queue
  * pair arrive in order).  A send completion only frees the slot: the
  * message itself stays held until the peer's RDS-level ACK, which may
@@ -25,6 +27,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include "../fault.h"
+#include "../neg.h"
 #include "ib.h"
 #include "../trace/rds.h"
 #include "path.h"
@@ -34,19 +37,31 @@ static void rds_ib_send_done(struct ib_cq *cq, struct ib_wc *wc);
 /* The send queue of the attempt being set up, from net.rds.ib.max_send_wr
  * and max_unsignaled_wr as they are now (a change applies to the next
  * attempt) and what the device's queue pairs and CQs take (sendq.h).
+ * -EINVAL, logged, if even the smallest send queue does not fit the
+ * device: the attempt fails before its queue pair or CQ is asked for.
  */
-void rds_ib_send_sizes(struct rds_ib_conn *ic,
-		       const struct ib_device_attr *attrs)
+int rds_ib_send_sizes(struct rds_ib_conn *ic,
+		      const struct ib_device_attr *attrs)
 {
+	u32 max_qp_wr = max_t(int, attrs->max_qp_wr, 0);
+	u32 max_cqe = max_t(int, attrs->max_cqe, 0);
+	u32 max_sge = max_t(int, attrs->max_send_sge, 0);
+
 	lockdep_assert_held(&ic->i_cm_mutex);
 	rds_ib_flow_control_check();
-	rds_ib_sendq_size(READ_ONCE(rds_ib_max_send_wr),
-			  max_t(int, attrs->max_qp_wr, 0),
-			  max_t(int, attrs->max_cqe, 0),
-			  max_t(int, attrs->max_send_sge, 0), &ic->i_sq);
+	if (!rds_ib_sendq_size(READ_ONCE(rds_ib_max_send_wr), max_qp_wr,
+			       max_cqe, max_sge, &ic->i_sq)) {
+		pr_warn_ratelimited("%s: too small for a connection's send queue: it needs %u work requests of %u SGEs and a CQ of %u entries, the device takes %u, %u and %u\n",
+				    dev_name(&ic->i_rdev->rd_dev->dev),
+				    ic->i_sq.qp_wr, RDS_IB_SEND_SGE_MIN,
+				    ic->i_sq.cqe, max_qp_wr, max_sge,
+				    max_cqe);
+		return -EINVAL;
+	}
 	ic->i_signal_every =
 		rds_ib_sendq_signal_every(READ_ONCE(rds_ib_max_unsignaled_wr),
 					  ic->i_sq.data);
+	return 0;
 }
 
 int rds_ib_ring_alloc(struct rds_ib_conn *ic)
@@ -79,6 +94,7 @@ int rds_ib_ring_alloc(struct rds_ib_conn *ic)
 	ic->i_head = 0;
 	ic->i_tail = 0;
 	ic->i_since_signal = 0;
+	ic->i_copy_unsig = false;
 	ic->i_extra = 0;
 	return 0;
 err:
@@ -106,6 +122,8 @@ void rds_ib_slot_release(struct rds_ib_conn *ic, struct rds_ib_send_slot *s)
 			ib_dma_unmap_page(dev, sge->addr, sge->length,
 					  DMA_TO_DEVICE);
 	}
+	if (s->s_copy)
+		atomic64_dec(&rds_ib_counters[RDS_IB_C_PACK_COPIES]);
 	kfree(s->s_copy);
 	s->s_copy = NULL;
 	s->s_wr.num_sge = 1;
@@ -119,11 +137,15 @@ int rds_ib_slot_add_page(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
 			 struct page *page, u32 len)
 {
 	struct ib_device *dev = ic->i_rdev->rd_dev;
-	struct ib_sge *sge = &s->s_sge[s->s_wr.num_sge];
+	struct ib_sge *sge;
 	u64 dma;
 
 	if (!len)
 		return 0;
+	/* a frame has its header and one data SGE (struct rds_ib_send_slot) */
+	if (WARN_ON_ONCE(s->s_wr.num_sge >= ARRAY_SIZE(s->s_sge)))
+		return -EINVAL;
+	sge = &s->s_sge[s->s_wr.num_sge];
 	dma = ib_dma_map_page(dev, page, 0, len, DMA_TO_DEVICE);
 	if (ib_dma_mapping_error(dev, dma))
 		return -ENOMEM;
@@ -135,16 +157,23 @@ int rds_ib_slot_add_page(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
 }
 
 /* Add a packed frame's data, copied into buf (len bytes, taken over by
- * the slot), to slot s.
+ * the slot: freed with it, or here on an error), to slot s.
  */
 static int rds_ib_slot_add_copy(struct rds_ib_conn *ic,
 				struct rds_ib_send_slot *s, void *buf, u32 len)
 {
 	struct ib_device *dev = ic->i_rdev->rd_dev;
-	struct ib_sge *sge = &s->s_sge[s->s_wr.num_sge];
+	struct ib_sge *sge;
 	u64 dma;
 
+	if (WARN_ON_ONCE(s->s_wr.num_sge >= ARRAY_SIZE(s->s_sge) ||
+			 s->s_copy)) {
+		kfree(buf);
+		return -EINVAL;
+	}
+	sge = &s->s_sge[s->s_wr.num_sge];
 	s->s_copy = buf;
+	atomic64_inc(&rds_ib_counters[RDS_IB_C_PACK_COPIES]);
 	dma = ib_dma_map_single(dev, buf, len, DMA_TO_DEVICE);
 	if (ib_dma_mapping_error(dev, dma))
 		return -ENOMEM;
@@ -278,23 +307,38 @@ struct rds_ib_send_slot *rds_ib_slot_take(struct rds_ib_conn *ic, u8 *grant)
 }
 
 /* The frame in slot s is built: finish its header, decide whether it is
- * signalled and post it.  last: it ends a message (the protocol may want
- * the peer woken, solicit_last).  -ENOTCONN if the QP refused it.
+ * signalled and post it.  signal: the poster wants it signalled; alone:
+ * nothing is queued behind it; last: it ends a message (the protocol may
+ * want the peer woken, solicit_last).  -ENOTCONN if the QP refused it.
  */
 int rds_ib_slot_post(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
-		     u8 grant, bool signal, bool fence, bool last)
+		     u8 grant, bool signal, bool alone, bool fence, bool last)
 {
 	const struct ib_send_wr *bad;
+	bool copies;
 
+	lockdep_assert_held(&ic->i_lock);
 	rds_ib_hdr_finish(ic, s, grant);
 	s->s_wr.next = NULL;
 	/* After an RDMA READ or atomic: not before its data is back. */
 	s->s_wr.send_flags = fence ? IB_SEND_FENCE : 0;
 	if (last)
 		s->s_wr.send_flags |= ic->i_proto->solicit_last;
-	if (++ic->i_since_signal >= ic->i_signal_every || signal) {
+	/* A copy held by an unsignalled frame is freed by the completion
+	 * of a signalled one after it: the frame after which nothing can
+	 * go now (nothing queued, or no credit for the next one) is
+	 * signalled if a copy would stay.  (A full ring holds signalled
+	 * frames, whose completions kick the send work.)
+	 */
+	copies = !rds_neg_idlecopy() && (ic->i_copy_unsig || s->s_copy);
+	if (rds_ib_sendq_signal(ic->i_since_signal, ic->i_signal_every,
+				signal, copies, alone || !ic->i_credit.avail)) {
 		s->s_wr.send_flags |= IB_SEND_SIGNALED;
 		ic->i_since_signal = 0;
+		ic->i_copy_unsig = false;
+	} else {
+		ic->i_since_signal++;
+		ic->i_copy_unsig = ic->i_copy_unsig || s->s_copy;
 	}
 	ic->i_head++;
 	rds_ib_count(RDS_IB_C_TX_FRAMES);
@@ -332,13 +376,16 @@ static void rds_ib_pack_recount(struct rds_ib_conn *ic)
 		ic->i_pack_used += rds_ib_pack_cost(i, ic->i_pack[i]->m_len);
 }
 
-/* Copy the data of the messages of slot s into buf, as a packed frame
- * carries it after its first header (frame.h): the first message's data,
- * then the header and data of each other one.  The inner headers carry
- * neither ACK nor credits; the messages' own headers are not touched.
- * Returns the bytes written: what i_pack_used counted for them.
+/* Copy the data of the messages of slot s into buf (size bytes), as a
+ * packed frame carries it after its first header (frame.h): the first
+ * message's data, then the header and data of each other one.  The inner
+ * headers carry neither ACK nor credits; the messages' own headers are
+ * not touched.  buf was sized by what i_pack_used counted for them: each
+ * piece is checked against what is left of it before it is written, and
+ * the whole must fill it (false, and nothing written past its end, when
+ * a count of ours is wrong).
  */
-static u32 rds_ib_pack_copy(struct rds_ib_send_slot *s, u8 *buf)
+static bool rds_ib_pack_copy(struct rds_ib_send_slot *s, u8 *buf, u32 size)
 {
 	unsigned int i;
 	u32 off = 0;
@@ -349,6 +396,8 @@ static u32 rds_ib_pack_copy(struct rds_ib_send_slot *s, u8 *buf)
 		if (i) {
 			struct rds_header inner = rm->m_inc.i_hdr;
 
+			if (WARN_ON_ONCE(size - off < sizeof(inner)))
+				return false;
 			inner.h_ack = 0;
 			inner.h_credit = 0;
 			inner.h_csum = rds_ib_hdr_csum(&inner);
@@ -356,20 +405,23 @@ static u32 rds_ib_pack_copy(struct rds_ib_send_slot *s, u8 *buf)
 			off += sizeof(inner);
 		}
 		if (rm->m_len) {
+			if (WARN_ON_ONCE(size - off < rm->m_len))
+				return false;
 			memcpy_from_page(buf + off, sg_page(&rm->m_sg[0]),
 					 rm->m_sg[0].offset, rm->m_len);
 			off += rm->m_len;
 		}
 	}
-	return off;
+	return !WARN_ON_ONCE(off != size);
 }
 
 /* Post the oldest messages held in i_pack as one frame: all of them,
  * copied into one buffer if more than one; or, if that buffer cannot be
- * had now, the oldest one alone (its data mapped where it is).  -EAGAIN:
- * no credit or slot now, they stay held.
+ * had now, the oldest one alone (its data mapped where it is).  alone:
+ * nothing is queued behind the messages held.  -EAGAIN: no credit or
+ * slot now, they stay held.
  */
-static int rds_ib_pack_post_one(struct rds_ib_conn *ic)
+static int rds_ib_pack_post_one(struct rds_ib_conn *ic, bool alone)
 {
 	unsigned int i, n = ic->i_pack_n;
 	struct rds_ib_send_slot *s;
@@ -386,7 +438,7 @@ static int rds_ib_pack_post_one(struct rds_ib_conn *ic)
 		return -EAGAIN;
 	if (n > 1) {
 		copy = rds_fault() ? NULL :
-		       kmalloc(used, GFP_ATOMIC | __GFP_NOWARN);
+		       kmalloc(used, GFP_NOWAIT | __GFP_NOWARN);
 		if (!copy) {
 			rds_ib_count(RDS_IB_C_PACK_NOMEM);
 			n = 1;
@@ -402,14 +454,13 @@ static int rds_ib_pack_post_one(struct rds_ib_conn *ic)
 	for (i = 0; i < n; i++)
 		s->s_rm[s->s_nrm++] = ic->i_pack[i];
 	last = ic->i_pack[n - 1];	/* held in order: the highest number */
+	alone = alone && n == ic->i_pack_n;	/* none held behind it */
 	ic->i_pack_n -= n;
 	memmove(ic->i_pack, ic->i_pack + n, ic->i_pack_n * sizeof(*ic->i_pack));
 	rds_ib_pack_recount(ic);
 	if (copy) {
-		/* (the buffer was sized by that count: a difference is a
-		 * bug of ours, the frame is not sent)
-		 */
-		if (WARN_ON_ONCE(rds_ib_pack_copy(s, copy) != used)) {
+		/* (a count of ours wrong: the frame is not sent) */
+		if (!rds_ib_pack_copy(s, copy, used)) {
 			kfree(copy);
 			goto unmap;
 		}
@@ -420,7 +471,7 @@ static int rds_ib_pack_post_one(struct rds_ib_conn *ic)
 					last->m_len)) {
 		goto unmap;
 	}
-	ret = rds_ib_slot_post(ic, s, grant, false, false, true);
+	ret = rds_ib_slot_post(ic, s, grant, false, alone, false, true);
 	if (!ret)
 		rds_ib_posted(ic, last);	/* the slot holds a reference */
 	return ret;
@@ -433,16 +484,17 @@ unmap:
 }
 
 /* Post every message held in i_pack, in order: as one packed frame if
- * the copy can be had, else one frame each.  -EAGAIN: no credit or slot
- * now, the ones not posted stay held.
+ * the copy can be had, else one frame each.  alone: nothing is queued
+ * behind them.  -EAGAIN: no credit or slot now, the ones not posted stay
+ * held.
  */
-static int rds_ib_pack_post(struct rds_ib_conn *ic)
+static int rds_ib_pack_post(struct rds_ib_conn *ic, bool alone)
 {
 	int ret;
 
 	lockdep_assert_held(&ic->i_lock);
 	while (ic->i_pack_n) {
-		ret = rds_ib_pack_post_one(ic);
+		ret = rds_ib_pack_post_one(ic, alone);
 		if (ret)
 			return ret;
 	}
@@ -490,7 +542,7 @@ static int rds_ib_pack_add(struct rds_ib_conn *ic, struct rds_message *rm,
 	if (ic->i_pack_n &&
 	    !rds_ib_pack_fits(ic->i_pack_used, ic->i_pack_n, rm->m_len,
 			      ic->i_pack_room, ic->i_pack_max)) {
-		ret = rds_ib_pack_post(ic);
+		ret = rds_ib_pack_post(ic, false);	/* rm behind */
 		if (ret)
 			return ret;
 	}
@@ -506,7 +558,7 @@ static int rds_ib_pack_add(struct rds_ib_conn *ic, struct rds_message *rm,
 			return 0;
 		}
 	}
-	ret = rds_ib_pack_post(ic);
+	ret = rds_ib_pack_post(ic, !more_queued);
 	return ret == -EAGAIN ? 0 : ret;
 }
 
@@ -577,12 +629,16 @@ static int rds_ib_op_map(struct rds_ib_conn *ic, struct rds_rdma_op *op)
 	return 0;
 }
 
-/* SGEs per work request of op on ic. */
+/* SGEs per work request of op on ic: RDS_IB_SEND_SGE at most (the size
+ * of rds_ib_op_post()'s array; sendq.c never asks for more).
+ */
 static unsigned int rds_ib_op_sges(struct rds_ib_conn *ic,
 				   const struct rds_rdma_op *op)
 {
 	unsigned int n = ic->i_sq.sge;
 
+	if (WARN_ON_ONCE(n > RDS_IB_SEND_SGE))
+		n = RDS_IB_SEND_SGE;
 	if (op->o_kind == RDS_OPK_READ)
 		n = min_t(unsigned int, n, ic->i_rdev->rd_dev->attrs.max_sge_rd);
 	return max_t(unsigned int, n, 1);
@@ -629,6 +685,10 @@ int rds_ib_op_post(struct rds_ib_conn *ic, struct rds_message *rm)
 			return -EAGAIN;
 		}
 		n = min_t(unsigned int, per, op->o_nsg - first);
+		if (WARN_ON_ONCE(n > ARRAY_SIZE(sge))) {
+			ic->i_up = false;
+			return -ENOTCONN;
+		}
 		for (i = 0; i < n; i++) {
 			struct scatterlist *sg = &op->o_sg[first + i];
 
@@ -668,10 +728,18 @@ int rds_ib_op_post(struct rds_ib_conn *ic, struct rds_message *rm)
 		op->o_ib_off += bytes;
 		ic->i_extra++;
 		rds_message_get(rm);	/* the WR's reference */
+		/* Counted once, with its last work request: the call that
+		 * posts it may come after others that posted a part (rounds)
+		 * and before others that find nothing left to post (the
+		 * message's first frame had no slot or credit).
+		 */
+		if (op->o_ib_posted == op->o_ib_nwr) {
+			rds_ib_count(op->o_kind == RDS_OPK_ATOMIC ?
+				     RDS_IB_C_ATOMICS : RDS_IB_C_RDMA_OPS);
+			atomic64_add(op->o_bytes,
+				     &rds_ib_counters[RDS_IB_C_RDMA_BYTES]);
+		}
 	}
-	rds_ib_count(op->o_kind == RDS_OPK_ATOMIC ? RDS_IB_C_ATOMICS :
-		     RDS_IB_C_RDMA_OPS);
-	atomic64_add(op->o_bytes, &rds_ib_counters[RDS_IB_C_RDMA_BYTES]);
 	return 0;
 }
 
@@ -706,19 +774,20 @@ static void rds_ib_op_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rds_message *rm = container_of(op, struct rds_message, m_op);
 	struct rds_ib_conn *ic = op->o_ib_conn;
 
-	/* The op's own failure is recorded; a lost connection (flush,
-	 * retries exhausted) is not: its message is dropped, DROPPED.
+	/* The op's own failure is recorded (and counted), its first one; a
+	 * lost connection (flush, retries exhausted) is not: its message is
+	 * dropped, DROPPED.
 	 */
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR &&
 	    wc->status != IB_WC_RETRY_EXC_ERR &&
-	    wc->status != IB_WC_RNR_RETRY_EXC_ERR) {
+	    wc->status != IB_WC_RNR_RETRY_EXC_ERR &&
+	    !READ_ONCE(op->o_status)) {
 		rds_ib_count(RDS_IB_C_RDMA_ERRORS);
-		if (!READ_ONCE(op->o_status))
-			WRITE_ONCE(op->o_status,
-				   wc->status == IB_WC_REM_ACCESS_ERR ||
-				   wc->status == IB_WC_REM_INV_REQ_ERR ||
-				   wc->status == IB_WC_REM_OP_ERR ?
-				   RDS_RDMA_REMOTE_ERROR : RDS_RDMA_OTHER_ERROR);
+		WRITE_ONCE(op->o_status,
+			   wc->status == IB_WC_REM_ACCESS_ERR ||
+			   wc->status == IB_WC_REM_INV_REQ_ERR ||
+			   wc->status == IB_WC_REM_OP_ERR ?
+			   RDS_RDMA_REMOTE_ERROR : RDS_RDMA_OTHER_ERROR);
 	}
 	spin_lock_bh(&ic->i_lock);
 	if (++op->o_ib_done == op->o_ib_nwr) {
@@ -780,10 +849,11 @@ static int rds_ib_post_frags(struct rds_ib_conn *ic, struct rds_message *rm,
 		/* Signal the end of a multi-frame message when nothing
 		 * follows, so that its pages are not held by the ring while
 		 * the connection is idle (single frames wait for the next
-		 * signalled one: at most 15 frames).
+		 * signalled one: at most 15 frames, holding no copy).
 		 */
 		ret = rds_ib_slot_post(ic, s, grant,
 				       last && nfrags > 1 && !more_queued,
+				       last && !more_queued,
 				       !f && rds_ib_op_fences(&rm->m_op), last);
 		if (ret)
 			return ret;
@@ -838,7 +908,7 @@ int rds_ib_xmit(struct rds_connection *conn, struct rds_message *rm)
 			goto out;
 		}
 		/* A message of its own: what is held goes first. */
-		ret = rds_ib_pack_post(ic);
+		ret = rds_ib_pack_post(ic, false);
 		if (ret)
 			goto out;
 		rds_message_get(rm);
@@ -885,7 +955,7 @@ void rds_ib_xmit_done(struct rds_connection *conn)
 		if (rds_ib_pack_corked(ic))
 			ic->i_xmit_stalled = true;	/* credits kick us */
 		else
-			lost = rds_ib_pack_post(ic) == -ENOTCONN;
+			lost = rds_ib_pack_post(ic, true) == -ENOTCONN;
 	}
 	spin_unlock_bh(&ic->i_lock);
 	if (lost)

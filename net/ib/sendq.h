@@ -12,7 +12,9 @@
  *  - data frames: at most sz->data (the data slots of the send ring).  A
  *    slot is given back only when a signalled completion at or after it
  *    has been handled, so an unsignalled frame is counted until then,
- *    even once the device is done with it;
+ *    even once the device is done with it (and what it holds stays
+ *    held: rds_ib_sendq_signal() signals the frame after which nothing
+ *    can go now when a packed frame's copy would stay);
  *  - one control frame (an ACK or credits): the next one waits for its
  *    completion (credit.h, ctrl_busy);
  *  - extra work requests: RDMA, atomic, REG_MR and LOCAL_INV, each
@@ -92,6 +94,22 @@ bool rds_ib_sendq_size(u32 want, u32 max_qp_wr, u32 max_cqe, u32 max_sge,
  * signalled frame whose completion frees slots.
  */
 u32 rds_ib_sendq_signal_every(u32 max_unsignaled, u32 data);
+
+/* Is the data frame about to be posted signalled?  since: the data frames
+ * posted unsignalled since the last signalled one; every: signal_every;
+ * want: its poster wants it (the last frame of a multi-frame message
+ * with nothing behind it); copies: it, or one of those unsignalled
+ * frames, holds a packed frame's copy (send.c); alone: nothing behind it
+ * can go now (nothing queued, or no credit left).  A slot is given back
+ * only with a signalled completion at or after it, so without a signal
+ * here those copies would stay allocated until the connection's next
+ * signalled data frame: on an idle connection, for good.
+ */
+static inline bool rds_ib_sendq_signal(u32 since, u32 every, bool want,
+				       bool copies, bool alone)
+{
+	return since + 1 >= every || want || (copies && alone);
+}
 
 /* May one more data frame be posted, with the slots from tail (the
  * oldest not given back) to head (the next) in use?

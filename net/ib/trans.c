@@ -59,6 +59,7 @@ static const char *const rds_ib_counter_keys[RDS_IB_C_MAX] = {
 	[RDS_IB_C_CREDIT_RETURNS] = "credit_returns",
 	[RDS_IB_C_CREDITS_RETURNED] = "credits_returned",
 	[RDS_IB_C_CREDITS_RELEASED] = "credits_released",
+	[RDS_IB_C_PACK_COPIES]	= "pack_copies",
 };
 
 /* net.rds.ib.heartbeat_ms: how often a quiet connection asks the peer for

@@ -166,7 +166,9 @@ TEST(counters_ib)
 		EXPECT_STREQ(name, (char *)c[i].name);
 		v0 = pair_value(before, key);
 		v1 = pair_value(after, key);
-		/* credits_peak and mr_in_use are levels, the rest counts */
+		/* credits_peak, mr_in_use and pack_copies are levels, the
+		 * rest counts
+		 */
 		if (v0 <= v1) {
 			EXPECT_LE((unsigned long long)v0, c[i].value) TH_LOG("%s", name);
 			EXPECT_GE((unsigned long long)v1, c[i].value) TH_LOG("%s", name);

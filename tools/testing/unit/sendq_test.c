@@ -18,9 +18,12 @@
  *           double the send queue.
  * walks     random walks (seed printed; argv[1] replays one) of a
  *           connection's send side as send.c and mr.c run it: data frames
- *           under rds_ib_sendq_data_room() with the signalling rule
- *           (every signal_every-th, and some forced, as a message's last
- *           frame), control frames one at a time, RDMA/REG_MR/LOCAL_INV
+ *           under rds_ib_sendq_data_room() with the signalling rule of
+ *           rds_ib_sendq_signal() (every signal_every-th, some forced, as
+ *           a message's last frame, and the frame after which nothing can
+ *           go when a packed frame's copy would stay; some frames carry a
+ *           copy, some have nothing behind them), control frames one at a
+ *           time, RDMA/REG_MR/LOCAL_INV
  *           requests one or two at a time under rds_ib_sendq_extra_room(),
  *           against a model of the queue pair (a FIFO of qp_wr entries
  *           that completes in order; in the error state every entry
@@ -29,10 +32,15 @@
  *           The queue pair fails at random times (posts go on until the
  *           module notices), attempts end with the drain's request, and
  *           the walk checks that no post ever finds the queue pair full,
- *           no completion the CQ full, and that the drain completes.
+ *           no completion the CQ full, and that the drain completes; and,
+ *           at random times when the last data frame had nothing behind
+ *           it, that once the device and the handler are done no slot
+ *           holds a copy (an idle connection holds none).
  * negative  the same walks with one data frame too many admitted, with no
  *           room kept for the drain, and with a CQ one entry short: each
- *           MUST see an overflow.
+ *           MUST see an overflow; and with the rule before the copies
+ *           counted (signal_every-th and forced only): it MUST leave
+ *           copies held at idle.
  * rdma      ops of 1..2048 work requests (a 1 MiB op of 256 pages is 86
  *           WRs of 3 SGEs) go out in rounds of what the extra room allows,
  *           completions freeing room, and always end; REG_MR pairs too.
@@ -230,6 +238,7 @@ struct flaw {
 	u32	data_more;	/* data frames admitted beyond the slots */
 	u32	qp_less;	/* queue pair entries short */
 	u32	cq_less;	/* CQ entries short */
+	bool	copies_unseen;	/* the signalling rule before the copies */
 };
 
 struct conn {
@@ -237,11 +246,17 @@ struct conn {
 	struct flaw flaw;
 	struct fifo sq, cq;
 	u32	head, tail, since, every;
+	bool	copy[QMAX];	/* by slot % QMAX: it holds a copy */
+	bool	copy_unsig;	/* i_copy_unsig */
+	bool	last_alone;	/* the last data frame had nothing behind */
 	bool	ctrl_busy;
 	u32	extra;
 	bool	up, err, drained;
 	unsigned long overflows;
 	unsigned long posts;
+	unsigned long idle_checks;	/* idle points checked */
+	unsigned long idle_copies;	/* of them, with copies held */
+	u32	idle_copies_max;	/* the most copies held at one */
 };
 
 static void overflow(struct conn *c, const char *what, bool quiet)
@@ -276,6 +291,9 @@ static void conn_start(struct conn *c, bool quiet)
 	c->cq.cap = c->sz.cqe - c->flaw.cq_less - c->flaw.qp_less;
 	c->every = rds_ib_sendq_signal_every(1 + rnd() % 64, c->sz.data);
 	c->head = c->tail = c->since = 0;
+	memset(c->copy, 0, sizeof(c->copy));
+	c->copy_unsig = false;
+	c->last_alone = false;
 	c->ctrl_busy = false;
 	c->extra = 0;
 	c->up = true;
@@ -324,6 +342,30 @@ static void handle(struct conn *c)
 	}
 }
 
+/* A data frame as send.c posts it (rds_ib_slot_post()): copy, it holds
+ * a packed frame's copy; alone, nothing behind it can go now.
+ */
+static void post_data(struct conn *c, bool copy, bool alone, bool quiet)
+{
+	struct wr w = { 0 };
+	bool copies = (c->copy_unsig || copy) && !c->flaw.copies_unseen;
+
+	w.kind = W_DATA;
+	w.slot = c->head++;
+	c->copy[w.slot % QMAX] = copy;
+	w.signalled = rds_ib_sendq_signal(c->since, c->every, !(rnd() % 8),
+					  copies, alone);
+	if (w.signalled) {
+		c->since = 0;
+		c->copy_unsig = false;
+	} else {
+		c->since++;
+		c->copy_unsig = c->copy_unsig || copy;
+	}
+	c->last_alone = alone;
+	post(c, w, quiet);
+}
+
 static void try_post(struct conn *c, bool quiet)
 {
 	struct wr w = { 0 };
@@ -335,12 +377,8 @@ static void try_post(struct conn *c, bool quiet)
 		if (!rds_ib_sendq_data_room(c->head, c->tail,
 					    c->sz.data + c->flaw.data_more))
 			return;
-		w.kind = W_DATA;
-		w.slot = c->head++;
-		w.signalled = ++c->since >= c->every || !(rnd() % 8);
-		if (w.signalled)
-			c->since = 0;
-		post(c, w, quiet);
+		/* runs of packed frames, and of frames with more behind */
+		post_data(c, rnd() % 3 == 0, rnd() % 6 == 0, quiet);
 		break;
 	case 2:
 		if (c->ctrl_busy)
@@ -393,9 +431,41 @@ static void conn_end(struct conn *c, bool quiet)
 		       "drain: %d sq %u cq %u", c->drained, c->sq.n, c->cq.n);
 }
 
+/* The traffic stopped after a data frame with nothing behind it: once
+ * the device completed everything and the handler ran for it, no slot
+ * may hold a copy.
+ */
+static void idle_check(struct conn *c, bool quiet)
+{
+	u32 s, held = 0;
+
+	while (c->sq.n)
+		hw_complete(c, quiet);
+	while (c->cq.n)
+		handle(c);
+	for (s = c->tail; s != c->head; s++)
+		held += c->copy[s % QMAX];
+	c->idle_checks++;
+	if (!held)
+		return;
+	c->idle_copies++;
+	if (held > c->idle_copies_max)
+		c->idle_copies_max = held;
+	if (!quiet)
+		EXPECT(0, "idle: %u copies held (slots %u..%u, every %u)", held,
+		       c->tail, c->head, c->every);
+}
+
+/* What walks saw. */
+struct seen {
+	unsigned long posts;
+	unsigned long idle_checks, idle_copies;
+	u32 idle_copies_max;
+};
+
 /* One walk of steps events over attempts; the overflows seen. */
 static unsigned long walk(const struct flaw *flaw, unsigned long steps,
-			  bool quiet, unsigned long *posts)
+			  bool quiet, struct seen *seen)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 	unsigned long i, over;
@@ -415,7 +485,10 @@ static unsigned long walk(const struct flaw *flaw, unsigned long steps,
 			if (c->up)
 				try_post(c, quiet);
 		} else if (r < 12) {
-			hw_complete(c, quiet);
+			if (c->up && !c->err && c->last_alone && !(rnd() % 16))
+				idle_check(c, quiet);
+			else
+				hw_complete(c, quiet);
 		} else if (r < 15) {
 			handle(c);
 		} else if (!(rnd() % 64)) {
@@ -427,7 +500,11 @@ static unsigned long walk(const struct flaw *flaw, unsigned long steps,
 	}
 	conn_end(c, quiet);
 	over = c->overflows;
-	*posts += c->posts;
+	seen->posts += c->posts;
+	seen->idle_checks += c->idle_checks;
+	seen->idle_copies += c->idle_copies;
+	if (c->idle_copies_max > seen->idle_copies_max)
+		seen->idle_copies_max = c->idle_copies_max;
 	free(c);
 	return over;
 }
@@ -435,14 +512,20 @@ static unsigned long walk(const struct flaw *flaw, unsigned long steps,
 static void test_walks(void)
 {
 	static const struct flaw good = { 0 };
-	unsigned long posts = 0, over = 0;
+	struct seen seen = { 0 };
+	unsigned long over = 0;
 	int before = failures, i;
 
 	for (i = 0; i < 200; i++)
-		over += walk(&good, 20000, false, &posts);
+		over += walk(&good, 20000, false, &seen);
 	printf("# walks: 200 x 20000 steps, %lu work requests posted, %lu overflows\n",
-	       posts, over);
+	       seen.posts, over);
+	printf("# idle points: %lu checked, %lu with copies held\n",
+	       seen.idle_checks, seen.idle_copies);
 	EXPECT(!over, "%lu overflows", over);
+	EXPECT(seen.idle_checks >= 1000 && !seen.idle_copies,
+	       "idle: %lu checked, %lu with copies", seen.idle_checks,
+	       seen.idle_copies);
 	report("walks", before);
 }
 
@@ -460,16 +543,30 @@ static void test_negative(void)
 	unsigned int k;
 	int i;
 
-	for (k = 0; k < sizeof(negs) / sizeof(negs[0]); k++) {
-		unsigned long posts = 0, over = 0;
+	static const struct flaw old_rule = { .copies_unseen = true };
+	struct seen seen = { 0 };
+	unsigned long over;
 
+	for (k = 0; k < sizeof(negs) / sizeof(negs[0]); k++) {
+		memset(&seen, 0, sizeof(seen));
+		over = 0;
 		for (i = 0; i < 200; i++)
-			over += walk(&negs[k].flaw, 20000, true, &posts);
+			over += walk(&negs[k].flaw, 20000, true, &seen);
 		printf("# negative control \"%s\": %lu overflows in %lu posts\n",
-		       negs[k].name, over, posts);
+		       negs[k].name, over, seen.posts);
 		EXPECT(over > 0, "negative control \"%s\" saw no overflow",
 		       negs[k].name);
 	}
+	/* the rule before: no overflow, but copies stay at idle */
+	memset(&seen, 0, sizeof(seen));
+	over = 0;
+	for (i = 0; i < 200; i++)
+		over += walk(&old_rule, 20000, true, &seen);
+	printf("# negative control \"copies not counted\": %lu of %lu idle points with copies held (%u at most), %lu overflows\n",
+	       seen.idle_copies, seen.idle_checks, seen.idle_copies_max, over);
+	EXPECT(seen.idle_copies > 0 && !over,
+	       "negative control \"copies not counted\": %lu idle points with copies, %lu overflows",
+	       seen.idle_copies, over);
 	report("negative controls", before);
 }
 
