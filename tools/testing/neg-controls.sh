@@ -36,6 +36,10 @@
 #     halfopen  the attempt timeout ends our own requests only ->
 #               ib_halfopen (two hosts): "not ok ... the half-open
 #               attempt ended within"
+#     idlecopy  the frame after which nothing can go is not signalled
+#               for the packed frames' copies before it -> ib_pack (two
+#               hosts): "not ok ... no packed frame's copy held once
+#               idle"
 #   debug (a -rdsdebug kernel of debug-kernel.sh; SKIP without one):
 #     kasan     a use-after-free at load       -> "BUG: KASAN: "
 #     kmemleak  an object leaked at load       -> kmemleak:
@@ -70,7 +74,7 @@ done
 
 cheap="lost dup pageleak stalerx downwork"
 debug="kasan kmemleak lockdep"
-extra="hbnow nohold halfopen"
+extra="hbnow nohold halfopen idlecopy"
 case $set in
 cheap) kinds=$cheap ;;
 debug) kinds=$debug ;;
@@ -104,6 +108,8 @@ printf '%s\n' "load 60" "rxe 60" "ib_hb_change 180" "unload 120" \
 printf '%s\n' "rxe 60" "ib_ml_upgrade 600" > "$res/nohold.tests"
 printf '%s\n' "load 60" "rxe 60" "ib_halfopen 300" "unload 60" \
 	> "$res/halfopen.tests"
+printf '%s\n' "load 60" "rxe 60" "ib_pack 600" "unload 60" \
+	> "$res/idlecopy.tests"
 
 n=0 pass=0 fail=0 skip=0
 result() {	# result ok|fail|skip NAME [WHY]
@@ -149,6 +155,8 @@ oracle() {	# oracle KIND -> "FILES-GLOB<TAB>ERE"
 		'^not ok .*once, in order' ;;
 	halfopen) printf '%s\t%s\n' 'tests/ib_halfopen.log' \
 		'^not ok .*the half-open attempt ended within' ;;
+	idlecopy) printf '%s\t%s\n' 'tests/ib_pack.log' \
+		"^not ok .*no packed frame's copy held once idle" ;;
 	esac
 }
 
@@ -169,7 +177,7 @@ for kind in $kinds; do
 		;;
 	esac
 	case $kind in
-	stalerx|downwork|hbnow|nohold|halfopen)
+	stalerx|downwork|hbnow|nohold|halfopen|idlecopy)
 		plan=$res/$kind.tests topo=two ;;
 	esac
 	out=$res/$kind

@@ -11,14 +11,19 @@
 #             verified) for PACK_SECS: every message verified, and fewer
 #             data frames than messages went out (tx_frames, which counts
 #             no control frame, against send_queued of
-#             /proc/net/rds/stats): packing happened;
+#             /proc/net/rds/stats, which must be there): packing happened;
+#             and once the traffic stopped no packed frame's copy is held
+#             (pack_copies, a level, back to 0 within 10 s: the frame
+#             after which nothing could go was signalled, send.c; the
+#             negative module idlecopy, the rule before, must fail it);
 #   nomem     the same while fault_nth=1 is written every 20 ms on both
 #             hosts: the next rds_fault() call fails, and on this path
 #             (messages of 100 bytes: no receive page is refilled) that
 #             is the copy of a packed frame: pack_nomem grows, the
 #             messages go one frame each, every one verified, none lost
 #             or reordered (rds-stress and ib_sizes_test would see it);
-# no reset and no bad frame meanwhile.  Then the module is reloaded as
+#             no copy held once it stopped;
+# (and no copy held after ib_sizes_test either); no reset and no bad frame meanwhile.  Then the module is reloaded as
 # usual.
 . "$(dirname "$0")/lib.sh"
 
@@ -40,6 +45,19 @@ grep -E '^# (sent|host|ib_counters)|^not ok' /tmp/pack.sizes
 check "ib_sizes_test with ib_credits=4" test $rc = 0
 barrier sized 600 || ksft_fail "barrier sized"
 
+# copies_idle PHASE: no packed frame's copy held once the traffic stopped
+# (the frames' completions come within milliseconds).  A counter that is
+# not there fails it.
+no_copies() {
+	[ "$(ib_counter pack_copies)" = 0 ]
+}
+copies_idle() {
+	check "$1: no packed frame's copy held once idle (pack_copies back to 0)" \
+		wait_for 10 no_copies
+	echo "# $1: pack_copies $(ib_counter pack_copies)"
+}
+copies_idle sizes
+
 # stress NAME PORT: 100-byte requests and replies, verified; sets
 # stress_rc; the messages of both directions this host counted in $msgs.
 run_stress() {
@@ -58,10 +76,11 @@ check "rds-stress, packing certain: exits 0, every message verified" \
 frames=$(( $(ib_counter tx_frames) - frames0 ))
 sent1=$(awk '$1 == "send_queued" { print $2 }' /proc/net/rds/stats 2>/dev/null)
 echo "# data frames sent $frames, messages queued $(( ${sent1:-0} - ${sent0:-0} ))"
-if [ -n "$sent0" ] && [ -n "$sent1" ]; then
-	check "fewer data frames than messages (packed)" \
-		test "$frames" -lt $(( sent1 - sent0 ))
-fi
+check "send_queued of /proc/net/rds/stats read before and after" \
+	test -n "$sent0" -a -n "$sent1"
+check "fewer data frames than messages (packed)" \
+	test -n "$sent0" -a -n "$sent1" -a "$frames" -lt $(( ${sent1:-0} - ${sent0:-0} ))
+copies_idle packed
 barrier packed 300 || ksft_fail "barrier packed"
 
 nomem0=$(ib_counter pack_nomem)
@@ -77,6 +96,7 @@ check "rds-stress, copies failing: exits 0, every message verified" \
 	test "$stress_rc" = 0
 check "packed frames without their copy went apart (pack_nomem +$nomem)" \
 	test "$nomem" -gt 0
+copies_idle nomem
 barrier nomem 300 || ksft_fail "barrier nomem"
 
 resets=$(( $(ib_counter resets) - resets0 )) bad=$(( $(ib_counter bad_frames) - bad0 ))
