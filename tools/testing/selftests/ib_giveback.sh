@@ -37,9 +37,11 @@
 #     return, and host 1 counts none either.
 #  4. Ring mode: both hosts reload with ib_no_srq=1; a connection (TOS
 #     219), busy until host 1 sees its messages, then idle until host 2
-#     sent 2 heartbeat requests (each sent at an interval at which host 2
-#     had received nothing for heartbeat_ms, so sent no data for at least
-#     as long: at least credit_return_ms; the give-back would go in the
+#     sent 2 heartbeat requests (hb_sent; each is sent at an interval at
+#     which host 2 had received nothing for heartbeat_ms, and the second
+#     comes after host 1's answer to the first, so after the last data
+#     frame: host 2 had then sent no data for heartbeat_ms, at least
+#     credit_return_ms, and a give-back due at that interval goes in the
 #     same control frame): host 2 gave nothing back (credit_returns 0: a
 #     ring asks for none; the SRQ's side of this oracle is 1) and still
 #     holds more than 4 credits; host 1, idle since the setup, gave none
@@ -398,14 +400,17 @@ if [ "$RDS_HOST" = 1 ]; then
 		test "$(ib_counter credit_returns)" = 0
 	drain_stop /tmp/giveback.ring ring
 else
-	check "ring: heartbeat_ms $hb_ms at least credit_return_ms $gb0 (a heartbeat request then follows the give-back's time)" \
-		test "$hb_ms" -ge "$gb0"
+	# (the reload put the module's parameters back)
+	hb_ms=$(cat $S/heartbeat_ms)
+	check "ring: heartbeat_ms $hb_ms at least credit_return_ms $(cat $S/credit_return_ms) (a heartbeat request then follows the give-back's time)" \
+		test "$hb_ms" -ge "$(cat $S/credit_return_ms)" -a "$hb_ms" -gt 0
 	barrier ring-go 60 || ksft_fail "barrier ring-go"
 	busy_start ring 219
 	barrier ring-low 240 || ksft_fail "barrier ring-low"
 	busy_stop ring "TOS 219"
 	hb0=$(ib_counter hb_sent)
-	# (the two hosts' requests alternate: each answer is a frame)
+	# (the two hosts' requests alternate: an answer is a frame, and
+	# a host asks only after heartbeat_ms without one)
 	wait_for $(( 3 * GB_WINDOW )) grew hb_sent "$hb0" 2
 	check "ring: idle, host 2 asked for 2 heartbeats (hb_sent +$(delta hb_sent "$hb0"))" \
 		grew hb_sent "$hb0" 2
