@@ -209,23 +209,25 @@ print("sent", n)
 PY
 )
 # drain: host 1's receiver at PORT, until killed; counts in $1 (written
-# first once it is bound).
+# first once it is bound, each count whole: written aside, renamed).
 drain_py=$(cat <<'PY'
-import socket, sys
+import os, socket, sys
 s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
 s.bind((sys.argv[1], int(sys.argv[2])))
+def count(n):    # whole, whenever read (or killed)
+    with open(sys.argv[3] + ".tmp", "w") as f:
+        print(n, file=f)
+    os.replace(sys.argv[3] + ".tmp", sys.argv[3])
 n = 0
-with open(sys.argv[3], "w") as f:
-    print(n, file=f)
+count(n)
 while True:
     s.recv(10000)
     n += 1
-    with open(sys.argv[3], "w") as f:
-        print(n, file=f)
+    count(n)
 PY
 )
 drain_start() {	# drain_start FILE: returns once it is bound
-	rm -f "$1"
+	rm -f "$1" "$1.tmp"
 	python3 -c "$drain_py" "$RDS_ADDR" "$PORT" "$1" &
 	drain_pid=$!
 	# (the guests' python takes seconds to start: messages sent before
@@ -272,10 +274,11 @@ barrier start 120 || { ksft_fail "barrier start"; ksft_exit; }
 # 1 and 3: a busy phase on TOS... then idle; host 1 measures (expect:
 # "release" or "hold"), host 2 counts its returns.
 phase() {	# phase NAME EXPECT TOS...
-	local name=$1 expect=$2 free0 rel0 ret0 rtd0 low t0 got
+	local name=$1 expect=$2 free0 rel0 ret0 rtd0 con0 low t0 got
 	shift 2
 	ret0=$(ib_counter credit_returns)
 	rel0=$(ib_counter credits_released)
+	con0=$(ib_counter connects)
 	if [ "$RDS_HOST" = 1 ]; then
 		drain_start "/tmp/giveback.$name"
 		free0=$(srq_free)
@@ -311,6 +314,10 @@ phase() {	# phase NAME EXPECT TOS...
 			check "negative $name: host 1 (credit_return_ms 0) gave nothing back (credit_returns +$(delta credit_returns "$ret0"))" \
 				test "$(delta credit_returns "$ret0")" = 0
 		fi
+		# (a connection formed again, by a reset or the idle
+		# timeout, would take a fresh grant: another measure)
+		check "$name: the 4 connections formed once each (connects +$(delta connects "$con0"))" \
+			test "$(delta connects "$con0")" = $#
 		barrier "$name-judged" 120 || ksft_fail "barrier $name-judged"
 		drain_stop "/tmp/giveback.$name" "$name"
 	else
@@ -356,6 +363,7 @@ N=$(( 3 * CREDITS ))
 if [ "$RDS_HOST" = 1 ]; then
 	drain_start /tmp/giveback.burst
 	earn0=$(ib_counter grants_earned)
+	con0=$(ib_counter connects)
 	barrier burst-go 60 || ksft_fail "barrier burst-go"
 	wait_for 120 drained /tmp/giveback.burst "$N"
 	check "burst: host 1 received the $N messages ($(cat /tmp/giveback.burst))" \
@@ -363,6 +371,10 @@ if [ "$RDS_HOST" = 1 ]; then
 	wait_for 30 grew grants_earned "$earn0" "$BACK"
 	check "burst: host 1 earned the grant back (grants_earned +$(delta grants_earned "$earn0") >= $BACK)" \
 		grew grants_earned "$earn0" "$BACK"
+	# (TOS 211 formed again, after ib_idle_secs without traffic, would
+	# come with a fresh grant and earn nothing)
+	check "burst: on the same connection (connects +$(delta connects "$con0"))" \
+		test "$(delta connects "$con0")" = 0
 	barrier burst-earned 240 || ksft_fail "barrier burst-earned"
 	drain_stop /tmp/giveback.burst burst
 else
@@ -396,6 +408,8 @@ if [ "$RDS_HOST" = 1 ]; then
 	barrier ring-low 240 || ksft_fail "barrier ring-low"
 	barrier ring-judged $(( GB_WINDOW + 120 )) ||
 		ksft_fail "barrier ring-judged"
+	check "ring: TOS 219 formed once (connects $(ib_counter connects))" \
+		test "$(ib_counter connects)" = 1
 	check "ring: host 1's side, idle since the setup, gave nothing back (credit_returns $(ib_counter credit_returns), credits_released $(ib_counter credits_released))" \
 		test "$(ib_counter credit_returns)" = 0
 	drain_stop /tmp/giveback.ring ring
