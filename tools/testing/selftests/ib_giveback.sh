@@ -7,7 +7,13 @@
 # until the state it needs is seen, not for a time: every wait is an
 # event with a scaled deadline (lib.sh's wait_for and barrier), but for
 # the one window of the negative run, where the event is an absence.
+# Each measure is taken on the connections it began with (host 1's
+# connects: one formed again, by a reset or ib_idle_secs, takes a fresh
+# grant).
 #
+#  0. Each host waits until nothing was given back on it for
+#     credit_return_ms and 2 heartbeat intervals: the connections of
+#     earlier tests gave back what they would.
 #  1. Host 2 opens 4 new connections (TOS 211..214) and keeps each busy (a
 #     message every 200 ms) until host 1 has seen, in this order: the 4
 #     up with their messages arriving, having taken their grants out of
