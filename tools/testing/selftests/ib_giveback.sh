@@ -3,36 +3,62 @@
 #
 # Give-back (issue 17, Documentation/ib-transport.md): idle connections
 # hand the credits they do not use back to the receiver's SRQ pool.  Host
-# 2 sends, host 1 receives out of its device's SRQ.
+# 2 sends, host 1 receives out of its device's SRQ.  Each phase holds
+# until the state it needs is seen, not for a time: every wait is an
+# event with a scaled deadline (lib.sh's wait_for and barrier), but for
+# the one window of the negative run, where the event is an absence.
+# Each measure is taken on the connections it began with (host 1's
+# connects: one formed again, by a reset or ib_idle_secs, takes a fresh
+# grant).
 #
+#  0. Each host waits until nothing was given back on it for
+#     credit_return_ms and 2 heartbeat intervals: the connections of
+#     earlier tests gave back what they would.
 #  1. Host 2 opens 4 new connections (TOS 211..214) and keeps each busy (a
-#     message every 200 ms) for BUSY seconds: host 1's srq_free
-#     (/proc/net/rds/devices) drops by 4 full grants (at least 4 x
-#     (ib_credits - 4) below where it was).  Host 2 stops: within 20 s
-#     (scaled; the returns come 2 to 4 s after the last data frame) host
-#     1's srq_free climbs back by 4 x (ib_credits - 4) and credits_released
-#     grows as much; host 2 counts 4 returns or more (credit_returns) of
-#     that many credits (credits_returned), and each of the 4 connections
-#     holds 4 credits (/proc/net/rds/connections).
-#  2. Host 2 sends a burst on TOS 211: host 1 earns its grant back
-#     (grants_earned + ib_credits - 4 at least), and once it idles again
-#     host 2 gives it back again (credits_returned grows as much).
+#     message every 200 ms) until host 1 has seen, in this order: the 4
+#     up with their messages arriving, having taken their grants out of
+#     the pool (srq_free at least 4 x (ib_credits - 4) below where it
+#     was); its own side of the 4 (it sends no data: idle since the
+#     setup, longer than credit_return_ms) giving its credits back to host
+#     2 (host 1's credit_returns +4, each holds 4).  Then, the rule's time
+#     having passed while host 2 sent: host 1 released nothing and srq_free
+#     is still as low; host 2's receiver released what host 1 gave back
+#     (its credits_released + 4 x (ib_credits - 4)) and its 4 busy
+#     connections hold more than 4 credits each.  Host 2 stops: within
+#     GB_WINDOW s (scaled; the returns come 2 to 4 s after the last data
+#     frame) host 1's srq_free climbs back by 4 x (ib_credits - 4) and
+#     credits_released grows as much; host 2 counts 4 returns or more
+#     (credit_returns) of that many credits (credits_returned), and each
+#     of its 4 connections holds 4 credits (/proc/net/rds/connections).
+#  2. Host 2 sends a burst on TOS 211 and idles only once host 1 has
+#     received all of it and earned the grant back (grants_earned +
+#     ib_credits - 4 at least); idle, host 2 gives it back again
+#     (credits_returned grows as much, TOS 211 holds 4).
 #  3. Negative run: give-back off on host 1 (net.rds.ib.credit_return_ms
-#     0: its accepts ask for no returns), 4 more connections (TOS
-#     215..218) busy then idle: the check of 1 must fail (nothing
-#     released within the same 20 s), and host 2's 4 connections keep
-#     more than 4 credits.
+#     0: its accepts ask for no returns, and it gives none), 4 more
+#     connections (TOS 215..218), busy until host 1 sees them take their
+#     grants, then idle: the check of 1 must fail (less than 4 grants
+#     released within the same GB_WINDOW s: the window, no event), host
+#     2's 4 connections keep more than 4 credits and it counts no
+#     return, and host 1 counts none either.
 #  4. Ring mode: both hosts reload with ib_no_srq=1; a connection (TOS
-#     219) busy then idle gives nothing back (credit_returns and
-#     credits_released stay 0: a ring asks for none); then both reload as
-#     usual.
+#     219), busy until host 1 sees its messages, then idle until host 2
+#     sent 2 heartbeat requests (hb_sent; each is sent at an interval at
+#     which host 2 had received nothing for heartbeat_ms, and the second
+#     comes after host 1's answer to the first, so after the last data
+#     frame: host 2 had then sent no data for heartbeat_ms, at least
+#     credit_return_ms, and a give-back due at that interval goes in the
+#     same control frame): host 2 gave nothing back (credit_returns 0: a
+#     ring asks for none; the SRQ's side of this oracle is 1) and still
+#     holds more than 4 credits; host 1, idle since the setup, gave none
+#     either; then both reload as usual.
 # Host 1 drains the messages at port PORT in each phase (counted).
 . "$(dirname "$0")/lib.sh"
 
 P=/sys/module/rds/parameters
 S=/proc/sys/net/rds/ib
 PORT=4310
-BUSY=6
+GB_WINDOW=10	# s, scaled: a return comes 2 to 4 s after the last frame
 KEEP=4		# RDS_IB_CREDIT_KEEP (net/ib/credit.h)
 rds_loaded || { ksft_fail "rds loaded"; ksft_exit; }
 CREDITS=$(cat $P/ib_credits)
@@ -43,10 +69,24 @@ BACK=$(( CREDITS - KEEP ))	# what one idle connection gives back
 srq_free() {
 	awk -v d="$RDS_RXE" '$1 == d { print $5 }' /proc/net/rds/devices
 }
-# credits TOS: "avail/granted" of the connection with the peer on TOS.
+# credits TOS: "avail/granted" of the connection with the peer on TOS
+# (nothing, or "-", while it is not up).
 credits() {
 	awk -v p="$RDS_PEER" -v t="$1" '$2 == p && $3 == t { print $7 }' \
 		/proc/net/rds/connections
+}
+credits_of() {	# credits_of TOS...: their credits, for the messages
+	local t
+	for t in "$@"; do
+		printf '%s ' "$(credits "$t")"
+	done
+}
+# is_up TOS...: every connection with the peer on TOS... is up.
+is_up() {
+	local t
+	for t in "$@"; do
+		[[ "$(credits "$t")" =~ ^[0-9]+/ ]] || return 1
+	done
 }
 # avail_is N TOS...: every connection on TOS... holds N credits.
 avail_is() {
@@ -56,16 +96,22 @@ avail_is() {
 		[ "$(credits "$t" | cut -d/ -f1)" = "$n" ] || return 1
 	done
 }
-# above_keep TOS...: every connection on TOS... holds more than KEEP.
+# above_keep TOS...: every connection on TOS... is up and holds more than
+# KEEP.
 above_keep() {
-	local t
+	local t c
 	for t in "$@"; do
-		[ "$(credits "$t" | cut -d/ -f1)" -gt "$KEEP" ] || return 1
+		c=$(credits "$t" | cut -d/ -f1)
+		[[ "$c" =~ ^[0-9]+$ ]] && [ "$c" -gt "$KEEP" ] || return 1
 	done
 }
 # grew KEY FROM BY: ib_counters KEY is at least FROM + BY.
 grew() {
 	[ "$(ib_counter "$1")" -ge $(( $2 + $3 )) ]
+}
+# delta KEY FROM: how much ib_counters KEY moved since FROM.
+delta() {
+	echo $(( $(ib_counter "$1") - $2 ))
 }
 # gave_back RET RTD N: 4 returns or more since RET, of N credits or more
 # since RTD.
@@ -77,13 +123,61 @@ gave_back() {
 released_from() {
 	[ "$(srq_free)" -ge $(( $1 + $3 )) ] && grew credits_released "$2" "$3"
 }
+# drained FILE N: host 1's receiver counted N messages or more.
+drained() {
+	[ "$(cat "$1" 2>/dev/null)" -ge "$2" ] 2>/dev/null
+}
+# took_grants FILE FREE TOS...: the connections on TOS... are up, their
+# messages arrive (FILE: the receiver's count), and srq_free is at least
+# a full grant each below FREE (what the pool promised them).
+took_grants() {
+	local file=$1 free=$2
+	shift 2
+	is_up "$@" && drained "$file" 1 &&
+		[ "$(srq_free)" -le $(( free - $# * BACK )) ]
+}
+# gb_settled: nothing was given back on this host, either way, over one
+# give-back time and two heartbeat intervals (the module's clock, real
+# time): the connections of earlier tests, which sent their last data
+# before this test began, gave back what they would.  Polled by wait_for
+# until it holds (a give-back in the period starts another).
+gb_settled() {
+	local a b
+	a="$(ib_counter credit_returns) $(ib_counter credits_released)"
+	sleep "$settle"
+	b="$(ib_counter credit_returns) $(ib_counter credits_released)"
+	[ "$a" = "$b" ]
+}
+# returned_again RTD TOS: TOS gave back again (credits_returned at least
+# RTD + BACK, it holds KEEP).
+returned_again() {
+	grew credits_returned "$1" "$BACK" && avail_is "$KEEP" "$2"
+}
+# ring_flowing FILE TOS: the connection on TOS is up, its messages arrive.
+ring_flowing() {
+	is_up "$2" && drained "$1" 1
+}
+# ring_kept TOS: this host gave nothing back, and the connection on TOS
+# holds more than KEEP.
+ring_kept() {
+	[ "$(ib_counter credit_returns)" = 0 ] && above_keep "$1"
+}
+# own_back RET TOS...: this host's side of the connections on TOS... gave
+# its credits back (credit_returns at least RET + their number, each
+# holds KEEP).
+own_back() {
+	local ret=$1
+	shift
+	grew credit_returns "$ret" $# && avail_is "$KEEP" "$@"
+}
 
-# send: host 2's sender.  busy SECS TOS...: a message of 114 bytes on
-# each TOS every 200 ms for SECS seconds; burst N TOS: N messages of 5000
-# bytes back to back (two frames each: too large for a packed frame,
-# which would carry several on one credit).
+# send: host 2's sender.  busy STOP SECS TOS...: a message of 114 bytes
+# on each TOS every 200 ms until the file STOP exists (at most SECS
+# seconds); burst N TOS: N messages of 5000 bytes back to back (two
+# frames each: too large for a packed frame, which would carry several on
+# one credit).
 send_py=$(cat <<'PY'
-import errno, fcntl, socket, struct, sys, time
+import errno, fcntl, os, socket, struct, sys, time
 me, peer, port, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 SIOCRDSSETTOS = 0x89E0
 def sock(tos):
@@ -102,10 +196,12 @@ def send(s, i, size=114):
             time.sleep(0.01)
 n = 0
 if mode == "busy":
-    secs, toses = float(sys.argv[5]), [int(t) for t in sys.argv[6:]]
-    socks = [sock(t) for t in toses]
+    stop, secs = sys.argv[5], float(sys.argv[6])
+    socks = [sock(int(t)) for t in sys.argv[7:]]
     end = time.time() + secs
-    while time.time() < end:
+    while not os.path.exists(stop):
+        if time.time() > end:
+            sys.exit("not told to stop within %d s (sent %d)" % (secs, n))
         for s in socks:
             send(s, n)
             n += 1
@@ -119,23 +215,25 @@ print("sent", n)
 PY
 )
 # drain: host 1's receiver at PORT, until killed; counts in $1 (written
-# first once it is bound).
+# first once it is bound, each count whole: written aside, renamed).
 drain_py=$(cat <<'PY'
-import socket, sys
+import os, socket, sys
 s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
 s.bind((sys.argv[1], int(sys.argv[2])))
+def count(n):    # whole, whenever read (or killed)
+    with open(sys.argv[3] + ".tmp", "w") as f:
+        print(n, file=f)
+    os.replace(sys.argv[3] + ".tmp", sys.argv[3])
 n = 0
-with open(sys.argv[3], "w") as f:
-    print(n, file=f)
+count(n)
 while True:
     s.recv(10000)
     n += 1
-    with open(sys.argv[3], "w") as f:
-        print(n, file=f)
+    count(n)
 PY
 )
 drain_start() {	# drain_start FILE: returns once it is bound
-	rm -f "$1"
+	rm -f "$1" "$1.tmp"
 	python3 -c "$drain_py" "$RDS_ADDR" "$PORT" "$1" &
 	drain_pid=$!
 	# (the guests' python takes seconds to start: messages sent before
@@ -145,80 +243,120 @@ drain_start() {	# drain_start FILE: returns once it is bound
 drain_stop() {	# drain_stop FILE WHAT: at least one message came
 	kill "$drain_pid" 2>/dev/null
 	wait "$drain_pid" 2>/dev/null
-	check "host 1 received the $2 messages ($(cat "$1"))" \
-		test "$(cat "$1")" -gt 0
+	check "host 1 received the $2 messages ($(cat "$1"))" drained "$1" 1
 }
 sender() {
-	timeout 120 python3 -c "$send_py" "$RDS_ADDR" "$RDS_PEER" "$PORT" "$@"
+	timeout "$(scaled 120)" python3 -c "$send_py" "$RDS_ADDR" "$RDS_PEER" \
+		"$PORT" "$@"
 }
-# sample_min SECS: the lowest srq_free seen over SECS seconds.
-sample_min() {
-	local end=$(( $(date +%s) + $1 )) min v
-	min=$(srq_free)
-	while [ "$(date +%s)" -lt "$end" ]; do
-		v=$(srq_free)
-		[ "$v" -lt "$min" ] && min=$v
-		sleep 0.2
-	done
-	echo "$min"
+# busy_start NAME TOS...: host 2's busy sender in the background, until
+# busy_stop.  busy_stop NAME WHAT: stop it, check that it sent.
+busy_start() {
+	local name=$1
+	shift
+	rm -f "/tmp/giveback.$name.stop"
+	sender busy "/tmp/giveback.$name.stop" "$(scaled 100)" "$@" \
+		> "/tmp/giveback.$name.sent" 2>&1 &
+	busy_pid=$!
+}
+busy_stop() {
+	local rc=0
+	touch "/tmp/giveback.$1.stop"
+	wait "$busy_pid" || rc=$?
+	check "$1: host 2 kept $2 busy until host 1 had seen it ($(cat "/tmp/giveback.$1.sent"))" \
+		test "$rc" = 0
 }
 
 gb0=$(cat $S/credit_return_ms)
+hb_ms=$(cat $S/heartbeat_ms)
+settle=$(( (gb0 + 2 * hb_ms) / 1000 + 1 ))	# s, for gb_settled
 trap 'echo "$gb0" > $S/credit_return_ms' EXIT
-echo "# host $RDS_HOST: ib_credits $CREDITS, credit_return_ms $gb0"
+echo "# host $RDS_HOST: ib_credits $CREDITS, credit_return_ms $gb0, heartbeat_ms $hb_ms, time scale ${RDS_TIME_SCALE:-1}"
 check "give-back on by default (credit_return_ms 2000)" test "$gb0" = 2000
-# Earlier tests' connections give back within 4 s of their last frame.
-sleep 5
+check "earlier connections gave back what they would (nothing given back for $settle s)" \
+	wait_for 60 gb_settled
 barrier start 120 || { ksft_fail "barrier start"; ksft_exit; }
 
 # 1 and 3: a busy phase on TOS... then idle; host 1 measures (expect:
 # "release" or "hold"), host 2 counts its returns.
 phase() {	# phase NAME EXPECT TOS...
-	local name=$1 expect=$2 free0 rel0 low ret0 rtd0 tmo=20 got
+	local name=$1 expect=$2 free0 rel0 ret0 rtd0 con0 low t0 got
 	shift 2
+	ret0=$(ib_counter credit_returns)
+	rel0=$(ib_counter credits_released)
+	con0=$(ib_counter connects)
 	if [ "$RDS_HOST" = 1 ]; then
 		drain_start "/tmp/giveback.$name"
 		free0=$(srq_free)
-		rel0=$(ib_counter credits_released)
 		barrier "$name-go" 60 || ksft_fail "barrier $name-go"
-		low=$(sample_min "$BUSY")
-		barrier "$name-stopped" 120 || ksft_fail "barrier $name-stopped"
-		echo "# $name: srq_free $free0, lowest $low while busy"
-		check "$name: srq_free dropped by 4 full grants while busy ($free0 -> $low)" \
-			test "$low" -le $(( free0 - 4 * BACK ))
-		if wait_for "$tmo" released_from "$low" "$rel0" $(( 4 * BACK )); then
-			got=release
-		else
-			got=hold
+		# host 2 sends until barrier $name-low
+		wait_for 120 took_grants "/tmp/giveback.$name" "$free0" "$@"
+		low=$(srq_free)
+		echo "# $name: srq_free $free0 -> $low, host 1's credits $(credits_of "$@")"
+		check "$name: the 4 connections are up, their messages arrive, they took their grants (srq_free $free0 -> $low)" \
+			took_grants "/tmp/giveback.$name" "$free0" "$@"
+		if [ "$expect" = release ]; then
+			wait_for 30 own_back "$ret0" "$@"
+			check "$name: host 1's side (no data sent) gave its credits back to host 2 (credit_returns +$(delta credit_returns "$ret0"), $(credits_of "$@"))" \
+				own_back "$ret0" "$@"
+			check "$name: while host 2 sent, host 1 released nothing (credits_released +$(delta credits_released "$rel0"), srq_free $(srq_free))" \
+				test "$(delta credits_released "$rel0")" = 0 -a "$(srq_free)" -le "$low"
 		fi
-		echo "# $name: srq_free $(srq_free), credits_released +$(( $(ib_counter credits_released) - rel0 )): $got"
+		barrier "$name-low" 240 || ksft_fail "barrier $name-low"
+		barrier "$name-stopped" 120 || ksft_fail "barrier $name-stopped"
+		t0=$(date +%s)
+		if wait_for "$GB_WINDOW" released_from "$low" "$rel0" $(( 4 * BACK )); then
+			got="release after $(( $(date +%s) - t0 )) s"
+		else
+			got="hold for $(scaled "$GB_WINDOW") s"
+		fi
+		echo "# $name: srq_free $(srq_free), credits_released +$(delta credits_released "$rel0"): $got"
 		if [ "$expect" = release ]; then
 			check "$name: idle, the 4 grants came back ($(( 4 * BACK )) buffers released, srq_free up as much)" \
-				test "$got" = release
+				test "${got%% *}" = release
 		else
-			check "negative $name: with give-back off on host 1 the check fails (nothing released)" \
-				test "$got" = hold
+			check "negative $name: with give-back off on host 1 the check fails (less than 4 grants released)" \
+				test "${got%% *}" = hold
+			check "negative $name: host 1 (credit_return_ms 0) gave nothing back (credit_returns +$(delta credit_returns "$ret0"))" \
+				test "$(delta credit_returns "$ret0")" = 0
 		fi
+		# (a connection formed again, by a reset or the idle
+		# timeout, would take a fresh grant: another measure)
+		check "$name: the 4 connections formed once each (connects +$(delta connects "$con0"))" \
+			test "$(delta connects "$con0")" = $#
+		barrier "$name-judged" 120 || ksft_fail "barrier $name-judged"
 		drain_stop "/tmp/giveback.$name" "$name"
 	else
-		ret0=$(ib_counter credit_returns)
 		rtd0=$(ib_counter credits_returned)
 		barrier "$name-go" 60 || ksft_fail "barrier $name-go"
-		check "$name: host 2 kept 4 connections busy for $BUSY s" \
-			sender busy "$BUSY" "$@"
+		busy_start "$name" "$@"
+		barrier "$name-low" 240 || ksft_fail "barrier $name-low"
+		if [ "$expect" = release ]; then
+			wait_for 30 grew credits_released "$rel0" $(( 4 * BACK ))
+			check "$name: host 2 released what host 1 gave back (credits_released +$(delta credits_released "$rel0") >= $(( 4 * BACK )))" \
+				grew credits_released "$rel0" $(( 4 * BACK ))
+		fi
+		check "$name: busy, host 2's 4 connections kept their grants ($(credits_of "$@"))" \
+			above_keep "$@"
+		busy_stop "$name" "4 connections"
 		barrier "$name-stopped" 120 || ksft_fail "barrier $name-stopped"
 		if [ "$expect" = release ]; then
-			check "$name: host 2 gave back (credit_returns +4, credits_returned +$(( 4 * BACK )))" \
-				wait_for "$tmo" gave_back "$ret0" "$rtd0" $(( 4 * BACK ))
+			wait_for "$GB_WINDOW" gave_back "$ret0" "$rtd0" $(( 4 * BACK ))
+			check "$name: host 2 gave back (credit_returns +$(delta credit_returns "$ret0") >= 4, credits_returned +$(delta credits_returned "$rtd0") >= $(( 4 * BACK )))" \
+				gave_back "$ret0" "$rtd0" $(( 4 * BACK ))
 			# (grants an ACK carried after a return go back at
 			# the next interval)
-			wait_for "$tmo" avail_is "$KEEP" "$@"
-			check "$name: each of the 4 connections holds $KEEP credits ($(for t in "$@"; do credits "$t"; done | tr '\n' ' '))" \
+			wait_for "$GB_WINDOW" avail_is "$KEEP" "$@"
+			check "$name: each of the 4 connections holds $KEEP credits ($(credits_of "$@"))" \
 				avail_is "$KEEP" "$@"
-		else
-			sleep "$(scaled "$tmo")"
-			check "negative $name: the 4 connections kept their grants ($(for t in "$@"; do credits "$t"; done | tr '\n' ' '))" \
+		fi
+		barrier "$name-judged" $(( GB_WINDOW + 120 )) ||
+			ksft_fail "barrier $name-judged"
+		if [ "$expect" = hold ]; then
+			check "negative $name: the 4 connections kept their grants ($(credits_of "$@"))" \
 				above_keep "$@"
+			check "negative $name: host 2 gave nothing back (credit_returns +$(delta credit_returns "$ret0"))" \
+				test "$(delta credit_returns "$ret0")" = 0
 		fi
 	fi
 	barrier "$name-done" 120 || ksft_fail "barrier $name-done"
@@ -227,24 +365,34 @@ phase() {	# phase NAME EXPECT TOS...
 phase giveback release 211 212 213 214
 
 # 2. A burst on TOS 211 earns its grant back; idle again, it goes back.
+N=$(( 3 * CREDITS ))
 if [ "$RDS_HOST" = 1 ]; then
 	drain_start /tmp/giveback.burst
 	earn0=$(ib_counter grants_earned)
+	con0=$(ib_counter connects)
 	barrier burst-go 60 || ksft_fail "barrier burst-go"
-	barrier burst-sent 120 || ksft_fail "barrier burst-sent"
-	check "burst: host 1 earned the grant back (grants_earned +$(( $(ib_counter grants_earned) - earn0 )) >= $BACK)" \
-		wait_for 10 grew grants_earned "$earn0" "$BACK"
+	wait_for 120 drained /tmp/giveback.burst "$N"
+	check "burst: host 1 received the $N messages ($(cat /tmp/giveback.burst))" \
+		drained /tmp/giveback.burst "$N"
+	wait_for 30 grew grants_earned "$earn0" "$BACK"
+	check "burst: host 1 earned the grant back (grants_earned +$(delta grants_earned "$earn0") >= $BACK)" \
+		grew grants_earned "$earn0" "$BACK"
+	# (TOS 211 formed again, after ib_idle_secs without traffic, would
+	# come with a fresh grant and earn nothing)
+	check "burst: on the same connection (connects +$(delta connects "$con0"))" \
+		test "$(delta connects "$con0")" = 0
+	barrier burst-earned 240 || ksft_fail "barrier burst-earned"
 	drain_stop /tmp/giveback.burst burst
 else
 	rtd0=$(ib_counter credits_returned)
 	barrier burst-go 60 || ksft_fail "barrier burst-go"
-	check "burst: host 2 sent $(( 3 * CREDITS )) messages on TOS 211" \
-		sender burst $(( 3 * CREDITS )) 211
-	barrier burst-sent 120 || ksft_fail "barrier burst-sent"
-	check "burst: idle again, TOS 211 gave its grant back again (credits_returned +$BACK)" \
-		wait_for 20 grew credits_returned "$rtd0" "$BACK"
+	check "burst: host 2 sent $N messages on TOS 211" sender burst "$N" 211
+	barrier burst-earned 240 || ksft_fail "barrier burst-earned"
+	wait_for "$GB_WINDOW" returned_again "$rtd0" 211
+	check "burst: idle again, TOS 211 gave its grant back again (credits_returned +$(delta credits_returned "$rtd0") >= $BACK, $(credits 211))" \
+		returned_again "$rtd0" 211
 fi
-barrier burst-done 120 || ksft_fail "barrier burst-done"
+barrier burst-done $(( GB_WINDOW + 120 )) || ksft_fail "barrier burst-done"
 
 # 3. Negative: give-back off on host 1.
 [ "$RDS_HOST" = 1 ] && echo 0 > $S/credit_return_ms
@@ -260,17 +408,36 @@ barrier ring-loaded 120 || ksft_fail "barrier ring-loaded"
 if [ "$RDS_HOST" = 1 ]; then
 	drain_start /tmp/giveback.ring
 	barrier ring-go 60 || ksft_fail "barrier ring-go"
-	barrier ring-idle 120 || ksft_fail "barrier ring-idle"
-	check "ring: host 1 released nothing (credits_released $(ib_counter credits_released))" \
-		test "$(ib_counter credits_released)" = 0
+	wait_for 120 ring_flowing /tmp/giveback.ring 219
+	check "ring: TOS 219 is up and its messages arrive ($(credits 219), $(cat /tmp/giveback.ring))" \
+		ring_flowing /tmp/giveback.ring 219
+	barrier ring-low 240 || ksft_fail "barrier ring-low"
+	barrier ring-judged $(( GB_WINDOW + 120 )) ||
+		ksft_fail "barrier ring-judged"
+	check "ring: TOS 219 formed once (connects $(ib_counter connects))" \
+		test "$(ib_counter connects)" = 1
+	check "ring: host 1's side, idle since the setup, gave nothing back (credit_returns $(ib_counter credit_returns), credits_released $(ib_counter credits_released))" \
+		test "$(ib_counter credit_returns)" = 0
 	drain_stop /tmp/giveback.ring ring
 else
+	# (the reload put the module's parameters back)
+	hb_ms=$(cat $S/heartbeat_ms)
+	check "ring: heartbeat_ms $hb_ms at least credit_return_ms $(cat $S/credit_return_ms) (a heartbeat request then follows the give-back's time)" \
+		test "$hb_ms" -ge "$(cat $S/credit_return_ms)" -a "$hb_ms" -gt 0
 	barrier ring-go 60 || ksft_fail "barrier ring-go"
-	check "ring: host 2 kept TOS 219 busy for 2 s" sender busy 2 219
-	sleep "$(scaled 10)"
+	busy_start ring 219
+	barrier ring-low 240 || ksft_fail "barrier ring-low"
+	busy_stop ring "TOS 219"
+	hb0=$(ib_counter hb_sent)
+	# (the two hosts' requests alternate: an answer is a frame, and
+	# a host asks only after heartbeat_ms without one)
+	wait_for $(( 3 * GB_WINDOW )) grew hb_sent "$hb0" 2
+	check "ring: idle, host 2 asked for 2 heartbeats (hb_sent +$(delta hb_sent "$hb0"))" \
+		grew hb_sent "$hb0" 2
 	check "ring: host 2 gave nothing back (credit_returns $(ib_counter credit_returns)), the connection holds its grant ($(credits 219))" \
-		bash -c "[ $(ib_counter credit_returns) = 0 ] && [ $(credits 219 | cut -d/ -f1) -gt $KEEP ]"
-	barrier ring-idle 120 || ksft_fail "barrier ring-idle"
+		ring_kept 219
+	barrier ring-judged $(( GB_WINDOW + 120 )) ||
+		ksft_fail "barrier ring-judged"
 fi
 barrier ring-done 120 || ksft_fail "barrier ring-done"
 check "reload as usual" rds_reload
