@@ -162,7 +162,7 @@ const char *rds_ib_ml_answer(struct rds_ib_conn *ic,
 	why = rds_ib_ml_use(ic, *ml);
 	if (why || !*ml)
 		return why;
-	/* its ack_seq frees nothing (mlhs.h): kept for the one rule */
+	/* (its ack_seq frees nothing: rds_ib_hs_acked()) */
 	if (!rds_ib_hs_ack_apply(ic, kind, false, c.ml.ack_seq))
 		return "the peer acknowledged unsent messages";
 	pr_info("%pI6c runs the kernel's RDS: protocol %u.%u\n",
