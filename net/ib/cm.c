@@ -196,7 +196,6 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 				      const struct rds_ib_hs *hs)
 {
 	struct rds_connection *conn = ic->i_conn;
-	u64 sent;
 
 	spin_lock_bh(&conn->c_lock);
 	if (hs->hello.gen != ic->i_peer_gen) {
@@ -224,20 +223,12 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 	if (min_t(u8, hs->minor, RDS_IB_HS_MINOR) >= 1)
 		ic->i_pack_max = RDS_IB_PACK_MAX;
 	ic->i_pack_room = 1U << hs->frag_shift;
-	sent = ic->i_posted_seq;
 	spin_unlock_bh(&ic->i_lock);
 
 	/* Its rx_next speaks of us only if it knows this generation of us. */
-	if (hs->hello.peer_gen == rds_ib_gen) {
-		if (rds_seq_after(hs->hello.rx_next - 1, sent))
-			return false;
-		spin_lock_bh(&ic->i_lock);
-		if (rds_seq_after(hs->hello.rx_next - 1, ic->i_ack_seen))
-			WRITE_ONCE(ic->i_ack_seen, hs->hello.rx_next - 1);
-		spin_unlock_bh(&ic->i_lock);
-		rds_send_drop_acked(conn, hs->hello.rx_next - 1);
-	}
-	return true;
+	return rds_ib_hs_ack_apply(ic, RDS_IB_PD_OURS,
+				   hs->hello.peer_gen == rds_ib_gen,
+				   hs->hello.rx_next - 1);
 }
 
 /* Asynchronous events of a queue pair.  Any context, hard interrupts
@@ -829,7 +820,9 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	/* no flag toward the kernel's RDS (hs.h) */
 	if (ic->i_peer_ml)
 		ic->i_peer_minor = 0;
-	if (ml ? !rds_ib_ml_apply(ic, ml->ml.ack_seq) :
+	/* (the ack_seq of a request in its layout frees nothing: mlhs.h) */
+	if (ml ? !rds_ib_hs_ack_apply(ic, RDS_IB_PD_MAINLINE, false,
+				      ml->ml.ack_seq) :
 	    !rds_ib_cm_handshake_apply(ic, offer)) {
 		reason = RDS_IB_HS_R_FLAGS;
 		why = "handshake acknowledges unsent messages";

@@ -37,10 +37,12 @@ enum rds_ib_pd_kind rds_ib_ml_classify(struct rdma_cm_id *cm_id,
  */
 const char *rds_ib_ml_answer(struct rds_ib_conn *ic,
 			     const struct rdma_cm_event *event, bool *ml);
-/* Apply the ack_seq of the peer's private data; false if it acknowledges
- * what was never posted.
+/* Free what the acknowledgment of a handshake (kind: ours or the
+ * kernel's; knows_us, ack: rds_ib_hs_acked()) frees of our messages;
+ * false if it acknowledges what was never posted.
  */
-bool rds_ib_ml_apply(struct rds_ib_conn *ic, u64 ack_seq);
+bool rds_ib_hs_ack_apply(struct rds_ib_conn *ic, enum rds_ib_pd_kind kind,
+			 bool knows_us, u64 ack);
 /* Our request (hs.h, an offer) into buf: its length, 0 if it cannot be. */
 size_t rds_ib_ml_offer(struct rds_ib_conn *ic, const struct rds_ib_hs *hs,
 		       u8 *buf, size_t room);

@@ -11,7 +11,9 @@
  *
  * - Its request (recognised by rds_ib_ml_classify()) is accepted with its
  *   own accept: the version its own rule chooses, credit 0 (its flow
- *   control stays off), ack_seq 0.
+ *   control stays off), ack_seq 0.  The ack_seq of its request or accept
+ *   frees nothing (rds_ib_hs_acked()): it sends 0, and anyone can send
+ *   such a request.
  * - Our request is an offer (hs.h): its layout at version 3.1, which it
  *   accepts, with the rest of our handshake where it never reads.  Our
  *   listener takes the offer as ours.  The accept tells which the peer
@@ -108,22 +110,20 @@ enum rds_ib_pd_kind rds_ib_ml_classify(struct rdma_cm_id *cm_id,
 				  faddr.s6_addr, c);
 }
 
-bool rds_ib_ml_apply(struct rds_ib_conn *ic, u64 ack_seq)
+bool rds_ib_hs_ack_apply(struct rds_ib_conn *ic, enum rds_ib_pd_kind kind,
+			 bool knows_us, u64 ack)
 {
-	bool bad;
+	enum rds_ib_hs_ack verdict;
 
 	lockdep_assert_held(&ic->i_cm_mutex);
-	if (!ack_seq)
-		return true;
 	spin_lock_bh(&ic->i_lock);
-	bad = rds_seq_after(ack_seq, ic->i_posted_seq);
-	if (!bad && rds_seq_after(ack_seq, ic->i_ack_seen))
-		WRITE_ONCE(ic->i_ack_seen, ack_seq);
+	verdict = rds_ib_hs_acked(kind, knows_us, ack, ic->i_posted_seq);
+	if (verdict == RDS_IB_HS_ACK_FREE && rds_seq_after(ack, ic->i_ack_seen))
+		WRITE_ONCE(ic->i_ack_seen, ack);
 	spin_unlock_bh(&ic->i_lock);
-	if (bad)
-		return false;
-	rds_send_drop_acked(ic->i_conn, ack_seq);
-	return true;
+	if (verdict == RDS_IB_HS_ACK_FREE)
+		rds_send_drop_acked(ic->i_conn, ack);
+	return verdict != RDS_IB_HS_ACK_BAD;
 }
 
 const char *rds_ib_ml_answer(struct rds_ib_conn *ic,
@@ -162,7 +162,8 @@ const char *rds_ib_ml_answer(struct rds_ib_conn *ic,
 	why = rds_ib_ml_use(ic, *ml);
 	if (why || !*ml)
 		return why;
-	if (!rds_ib_ml_apply(ic, c.ml.ack_seq))
+	/* (its ack_seq frees nothing: rds_ib_hs_acked()) */
+	if (!rds_ib_hs_ack_apply(ic, kind, false, c.ml.ack_seq))
 		return "the peer acknowledged unsent messages";
 	pr_info("%pI6c runs the kernel's RDS: protocol %u.%u\n",
 		&conn->c_faddr, c.proto >> 8, c.proto & 0xff);

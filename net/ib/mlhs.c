@@ -263,3 +263,13 @@ bool rds_ib_ml6_remember(bool was, enum rds_ib_req_kind sent,
 	}
 	return sent == RDS_IB_REQ_ML ? false : was;
 }
+
+enum rds_ib_hs_ack rds_ib_hs_acked(enum rds_ib_pd_kind kind, bool knows_us,
+				   u64 ack, u64 posted)
+{
+	if (kind != RDS_IB_PD_OURS || !knows_us)
+		return RDS_IB_HS_ACK_NONE;
+	if (rds_seq_after(ack, posted))
+		return RDS_IB_HS_ACK_BAD;
+	return RDS_IB_HS_ACK_FREE;
+}

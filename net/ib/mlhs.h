@@ -253,4 +253,32 @@ enum rds_ib_ml6_event {
 bool rds_ib_ml6_remember(bool was, enum rds_ib_req_kind sent,
 			 enum rds_ib_ml6_event ev);
 
+/* What the acknowledgment a handshake carries frees of our messages. */
+enum rds_ib_hs_ack {
+	RDS_IB_HS_ACK_NONE,	/* nothing: they stay, and are sent again */
+	RDS_IB_HS_ACK_FREE,	/* every message up to ack */
+	RDS_IB_HS_ACK_BAD,	/* it claims a message never posted: the
+				 * attempt ends
+				 */
+};
+
+/* The rule (Documentation/interop.md, "Acknowledgments in a
+ * handshake"), for the private data of a request or an accept: kind is
+ * whose it is; ack what it says the peer took (ours: rx_next - 1; the
+ * kernel's: ack_seq); knows_us, for ours, whether it names this
+ * generation of us; posted the last sequence number we posted.
+ * - Our handshake that names this generation of us: up to ack, unless
+ *   ack is past posted (BAD).  One that does not speaks of another
+ *   generation: nothing.
+ * - The kernel's layout: nothing, whatever ack says.  The kernel's RDS
+ *   sends 0 (its ACK state is new at every connection, before it sends a
+ *   request or an accept), and anyone on the fabric can send a request
+ *   in its layout for the address of a peer of ours: an ack_seq there
+ *   would free messages the peer never took.  What it did take comes
+ *   again flagged RETRANSMITTED, and it drops that by sequence.
+ * - Anything else: nothing.
+ */
+enum rds_ib_hs_ack rds_ib_hs_acked(enum rds_ib_pd_kind kind, bool knows_us,
+				   u64 ack, u64 posted);
+
 #endif /* _RDS_IB_MLHS_H */

@@ -7,9 +7,9 @@
  *
  * - Private data: net/ib/mlhs.c, the module's own codec.  A request
  *   offers ml_ver (3.1 with mask 0x0003, as rds_rdma does, or 4.1) and
- *   carries ack_seq 0 and credit 0; a request received is taken when the
- *   version rule of rds_rdma takes it, and answered with ml_ver, our
- *   addresses and credit 0.
+ *   carries ack_seq 0 (ml_req_ack, for mlforge) and credit 0; a request
+ *   received is taken when the version rule of rds_rdma takes it, and
+ *   answered with ml_ver, our addresses and credit 0.
  * - Send: each message as frames of a 48-byte header and at most 4 KiB,
  *   the header (h_ack, checksum) the same in all of them; ACK_REQUIRED by
  *   rds_rdma's rule (the first message, then every 9th or 16 MiB) or
@@ -63,6 +63,7 @@ int peer_ml_connect(struct peer *p, const char *src, const char *dst, u8 tos,
 		.minor		= p->ml_ver & 0xff,
 		.minor_mask	= RDS_IB_MLHS_MASK,
 		.tos		= tos,
+		.ack_seq	= p->ml_req_ack,
 	};
 	u8 buf[RDS_IB_MLHS_V4_LEN];
 	int reason = 0;

@@ -145,6 +145,9 @@ struct peer {
 	struct rds_ib_mlhs	ml_theirs; /* its private data, decoded */
 	bool			ml_offer;  /* the request was an offer of ours */
 	int			ml_rej;	   /* the int of a refusal, or -1 */
+	u64			ml_req_ack; /* ack_seq of our requests (the
+					     * kernel's RDS: 0; mlforge)
+					     */
 	u64			ml_next_rx; /* next sequence expected */
 	bool			ml_ack_asked; /* an ACK-only frame is due */
 	bool			ml_no_rule;   /* no ACK_REQUIRED but ours */

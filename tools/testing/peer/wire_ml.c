@@ -21,6 +21,10 @@
  *            others again, flagged RETRANSMITTED and ACK_REQUIRED, and
  *            one map per connection, none flagged otherwise
  *   mlcong   congestion maps both ways (host 1: peer_host.py cong)
+ *   mlforge  we connect (-V), take host 1's -n messages unacknowledged,
+ *            drop the connection; our next request claims them all in
+ *            its ack_seq: they must come again, flagged RETRANSMITTED
+ *            (host 1 holds them meanwhile), until our ACK
  *
  * NEG (the environment variable WIRE_PEER_NEG=1): each check of the
  * module here expects a value the module must not produce, so that a run
@@ -362,6 +366,56 @@ int t_mltx(void)
 	return 0;
 }
 
+/* Host 1's messages i0..n-1 (pattern i, to dport), each within tmo_ms:
+ * how many came.  Sent the first time (resent false): not flagged
+ * RETRANSMITTED nor below the window, seqs[i] noted.  Sent again: seqs[i]
+ * each, flagged RETRANSMITTED and ACK_REQUIRED, below the window.  *bad
+ * counts the others (the first 5 printed).
+ */
+static int ml_take(struct peer *p, u64 *seqs, int i0, int n, bool resent,
+		   int tmo_ms, int *bad)
+{
+	const u8 again = RDS_FLAG_RETRANSMITTED | RDS_FLAG_ACK_REQUIRED;
+	struct peer_msg m = { 0 };
+	int i, got = 0;
+	bool ok;
+
+	*bad = 0;
+	for (i = i0; i < n; i++) {
+		if (ml_recv(p, &m, tmo_ms, NULL))
+			break;
+		got++;
+		if (!resent)
+			seqs[i] = m.seq;
+		ok = pattern_ok(&m, i, sizes[i % nsizes]) && m.dport == dport;
+		if (resent)
+			ok = ok && m.seq == seqs[i] && m.dup &&
+			     (m.flags & again) == again;
+		else
+			ok = ok && !(m.flags & RDS_FLAG_RETRANSMITTED) && !m.dup;
+		if (!ok && (*bad)++ < 5)
+			printf("# %s %d: seq %llu (first %llu), flags 0x%x\n",
+			       resent ? "resent" : "message", i,
+			       (unsigned long long)m.seq,
+			       (unsigned long long)seqs[i], m.flags);
+		peer_msg_free(&m);
+	}
+	return got;
+}
+
+/* Host 1's -n messages, sent the first time, none acknowledged: 0, or
+ * -1 if not all came.
+ */
+static int ml_take_first(struct peer *p, u64 *seqs)
+{
+	int bad, got = ml_take(p, seqs, 0, count, false, 180000, &bad);
+
+	check(got == count && bad == wire_neg(),
+	      "%d messages received, intact (%d bad), none acknowledged", got,
+	      bad);
+	return got == count ? 0 : -1;
+}
+
 /* ---- mlaccept: the module connects --------------------------------------- */
 
 static int ml_send_our_map(struct peer *p, u16 port, bool set)
@@ -399,7 +453,6 @@ static int ml_accept(struct peer *p, int *attempts)
 int t_mlaccept(void)
 {
 	u64 seqs[1024];
-	struct peer_msg m = { 0 };
 	struct peer p;
 	int i, att, att1, got = 0, bad = 0;
 
@@ -424,20 +477,7 @@ int t_mlaccept(void)
 	      att, p.ml_offer ? "is" : "is not");
 	att1 = att;
 	ml_check_pd(&p, "its request", RDS_IB_MLHS_3_1, 0);
-	for (i = 0; i < count; i++) {
-		if (ml_recv(&p, &m, 180000, NULL))
-			break;
-		seqs[i] = m.seq;
-		if (!pattern_ok(&m, i, sizes[i % nsizes]) || m.dport != dport ||
-		    (m.flags & RDS_FLAG_RETRANSMITTED) || m.dup)
-			bad++;
-		got++;
-		peer_msg_free(&m);
-	}
-	check(got == count && bad == wire_neg(),
-	      "%d messages received, intact (%d bad), none acknowledged", got,
-	      bad);
-	if (got != count)
+	if (ml_take_first(&p, seqs))
 		return 1;
 	p.no_ack = false;
 	p.rx_last = seqs[keep - 1];
@@ -461,23 +501,7 @@ int t_mlaccept(void)
 	check(true, "the module reconnected (%d attempts), took our 4.1 accept",
 	      att);
 	ml_check_pd(&p, "its second request", RDS_IB_MLHS_3_1, 0);
-	got = 0;
-	bad = 0;
-	for (i = keep; i < count; i++) {
-		if (ml_recv(&p, &m, 60000, NULL))
-			break;
-		got++;
-		if (m.seq != seqs[i] || !pattern_ok(&m, i, sizes[i % nsizes]) ||
-		    !m.dup ||
-		    (m.flags & (RDS_FLAG_RETRANSMITTED | RDS_FLAG_ACK_REQUIRED)) !=
-		    (RDS_FLAG_RETRANSMITTED | RDS_FLAG_ACK_REQUIRED)) {
-			if (bad++ < 5)
-				printf("# resent %d: seq %llu (want %llu), flags 0x%x\n",
-				       i, (unsigned long long)m.seq,
-				       (unsigned long long)seqs[i], m.flags);
-		}
-		peer_msg_free(&m);
-	}
+	got = ml_take(&p, seqs, keep, count, true, 60000, &bad);
 	check(got == count - keep + wire_neg() && !bad,
 	      "exactly the %d unacknowledged came again, in order, flagged RETRANSMITTED and ACK_REQUIRED, intact (%d, %d bad)",
 	      count - keep, got, bad);
@@ -496,6 +520,63 @@ int t_mlaccept(void)
 	stats(&p, "mlaccept");
 	/* for host 1: each attempt ended by our map is a bad frame there */
 	printf("attempts %d %d\n", att1, att);
+	peer_poll(&p, 200, false);
+	peer_fini(&p);
+	return 0;
+}
+
+/* ---- mlforge: a request's ack_seq frees nothing --------------------------- */
+
+/* We connect (-V) and take host 1's -n messages without acknowledging
+ * them, then drop the connection; our next request claims them all in
+ * its ack_seq, as anyone on the fabric could for this address
+ * (Documentation/interop.md, "Acknowledgments in a handshake").  The
+ * module must keep them (host 1 checks at the barrier "forged") and send
+ * them again, flagged RETRANSMITTED; our ACK then frees them.
+ */
+int t_mlforge(void)
+{
+	u64 seqs[1024];
+	struct peer p;
+	int got, bad;
+
+	if (count < 1 || count > 1024)
+		return 2;
+	if (ml_start(&p, "forge", false))
+		return 1;
+	p.no_ack = true;
+	printf("up\n");
+	fflush(stdout);
+	if (ml_take_first(&p, seqs))
+		return 1;
+	peer_disconnect(&p);
+	printf("# dropped the connection, nothing acknowledged\n");
+	/* our request claims every one: ack_seq = the last sequence */
+	p.ml_req_ack = seqs[count - 1];
+	if (ml_start(&p, "forged request", true))
+		return 1;
+	printf("# our request carried ack_seq %llu\n",
+	       (unsigned long long)p.ml_req_ack);
+	p.ml_req_ack = 0;
+	check(sync_with(&p, "forged") && sync_with(&p, "checked"),
+	      "host 1 looked at what it holds");
+	got = ml_take(&p, seqs, 0, count, true, 60000, &bad);
+	check(got == count + wire_neg() && !bad,
+	      "all %d came again, in order, flagged RETRANSMITTED and ACK_REQUIRED, intact (%d, %d bad)",
+	      count, got, bad);
+	check(p.st.ml_dups == (u64)count + wire_neg(),
+	      "below rds_rdma's window, it would drop each as delivered (%llu)",
+	      (unsigned long long)p.st.ml_dups);
+	/* now acknowledged, on the connection */
+	p.no_ack = false;
+	p.rx_last = seqs[count - 1];
+	check(!peer_send_ctrl(&p, 0) && !peer_send_drain(&p, 10000),
+	      "ACK-only frame for all %d (seq %llu) sent", count,
+	      (unsigned long long)seqs[count - 1]);
+	peer_poll(&p, 1000, false);
+	check(sync_with(&p, "acked"), "host 1 saw the ACK");
+	ml_check_clean(&p, "forge");
+	stats(&p, "mlforge");
 	peer_poll(&p, 200, false);
 	peer_fini(&p);
 	return 0;

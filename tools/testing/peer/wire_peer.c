@@ -346,6 +346,8 @@ int main(int argc, char **argv)
 		r = t_mlcong();
 	else if (!strcmp(test, "mlhostile"))
 		r = t_mlhostile();
+	else if (!strcmp(test, "mlforge"))
+		r = t_mlforge();
 	else
 		goto usage;
 	if (r == 2)
@@ -355,7 +357,7 @@ int main(int argc, char **argv)
 	return !r && !nfail ? 0 : 1;
 usage:
 	fprintf(stderr, "usage: %s -s SRC -d DST -t rx|tx|retrans|active|ackahead|cong|hostile|fuzz|rdma|ping0|"
-		"mlrx|mltx|mlaccept|mlcong|mlhostile "
+		"mlrx|mltx|mlaccept|mlcong|mlhostile|mlforge "
 		"[-q TOS] [-w WTOS] [-c CREDITS] [-n N] [-k K] [-z SIZES] "
 		"[-S SEED] [-T SECS] [-P PORT] [-V 3.1|4.1] [-W]\n", argv[0]);
 	return 2;

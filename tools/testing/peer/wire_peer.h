@@ -4,8 +4,8 @@
  * the checks and the helpers below; the tests are in wire_conform.c (rx,
  * tx, retrans, cong, ping0), wire_hostile.c (hostile, active, ackahead),
  * wire_fuzz.c (fuzz), wire_rdma.c (rdma), and toward the module's side of
- * the kernel's RDS protocol wire_ml.c (mlrx, mltx, mlaccept, mlcong) and
- * wire_mlhostile.c (mlhostile).
+ * the kernel's RDS protocol wire_ml.c (mlrx, mltx, mlaccept, mlcong,
+ * mlforge) and wire_mlhostile.c (mlhostile).
  */
 #ifndef _RDS_WIRE_PEER_H
 #define _RDS_WIRE_PEER_H
@@ -70,6 +70,7 @@ int t_mltx(void);
 int t_mlaccept(void);
 int t_mlcong(void);
 int t_mlhostile(void);
+int t_mlforge(void);
 
 /* 1 under WIRE_PEER_NEG=1 (every check of the mainline tests and of
  * cong expects what the module must not do: the negative run), else 0.

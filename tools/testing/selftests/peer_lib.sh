@@ -19,6 +19,21 @@ P=/sys/module/rds/parameters
 # fragment (4096) and its multiples, 64 KiB and the 1 MiB maximum.
 PEER_SIZES=0,1,47,48,49,4047,4048,4049,4095,4096,4097,8191,8192,8193,12287,12288,12289,65535,65536,65537,1048575,1048576
 
+# The mainline-mode tests' negative run: WIRE_PEER_NEG=1 (a plan
+# variable) makes every check of the module expect what it must not do.
+# neg: 0 or 1; hw: how long a check waits for host 1 (3 s when it must
+# fail); the negative run's barriers apart from a run without it in the
+# same boot.
+neg=${WIRE_PEER_NEG:-0}
+hw=30
+if [ "$neg" = 1 ]; then
+	export RDS_TEST=$RDS_TEST-neg
+	hw=3
+fi
+
+# held_is TOS N: host 1 holds N messages of TOS (for wait_for).
+held_is() { test "$($hostpy held "$1")" = "$2"; }
+
 # peer_begin: host 2 unloads its module (the peer takes its address).
 peer_begin() {
 	if [ "$RDS_HOST" = 2 ]; then

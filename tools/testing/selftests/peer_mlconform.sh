@@ -37,17 +37,8 @@
 #           ignored; nothing leaks (receive pages back).
 # WIRE_PEER_NEG=1 (a plan variable): every check of the module here
 # expects what it must not do: each must then fail (the negative run).
-. "$(dirname "$0")/peer_lib.sh"
+. "$(dirname "$0")/peer_lib.sh"	# neg, hw, held_is
 
-neg=${WIRE_PEER_NEG:-0}
-hw=30
-if [ "$neg" = 1 ]; then
-	# its own barriers, apart from a run without NEG in the same boot
-	export RDS_TEST=$RDS_TEST-neg
-	hw=3
-fi
-# held_is TOS N: host 1 holds N messages of TOS (for wait_for).
-held_is() { test "$($hostpy held "$1")" = "$2"; }
 peer_begin
 sz=$PEER_SIZES
 nsz=$(echo "$sz" | tr , '\n' | wc -l)
