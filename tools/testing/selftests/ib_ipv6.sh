@@ -19,6 +19,7 @@
 # Each rds-stress run must exit 0 on both sides (every byte verified),
 # move messages, and deliver there what was sent here.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/ipv6_lib.sh"
 
 stress=$RDS_BUILD/rds-stress/rds-stress
 log=$RDS_OUT/$RDS_TEST.d
@@ -30,21 +31,6 @@ other=fd01::$RDS_HOST
 mkdir -p "$log"
 [ -x "$stress" ] || { ksft_fail "rds-stress built" "make rds-stress"; ksft_exit; }
 rds_loaded || { ksft_fail "our rds loaded"; ksft_exit; }
-
-# ll_addr: the netdev's link-local address once its DAD is over.
-ll_addr() {
-	ip -6 -o addr show dev "$RDS_IFACE" scope link |
-		awk '!/tentative/ { sub("/.*", "", $4); print $4; exit }'
-}
-ll_ready() {
-	[ -n "$(ll_addr)" ]
-}
-# gid_listed ADDR: rxe lists ADDR (any form) among its port's GIDs.
-gid_listed() {
-	grep -qix "$(python3 -c 'import ipaddress, sys
-print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$1")" \
-		/sys/class/infiniband/"$RDS_RXE"/ports/1/gids/* 2>/dev/null
-}
 
 # What this test adds goes away with it, however it ends: the tests after
 # it in the same boot (ib_mainline_pair6, adding fd00::H itself) must
@@ -101,29 +87,10 @@ for kind in global linklocal; do
 	check "ib_sizes_test over $a <-> $p" test "$rc" = 0
 done
 
-# jnum FILE KEY: a number of an rds-stress JSON summary (empty if absent).
-jnum() {
-	grep -o "\"$2\": [0-9]*" "$1" 2>/dev/null | head -1 | sed 's/.*: //'
-}
-
 # run6 NAME PORT LOCAL PEER: one verified rds-stress pair, the checks.
 run6() {
-	local name=$1 port=$2 out=$log/$1.out js=$log/$1.json pjs
-	RDS_ADDR=$3 RDS_PEER=$4 stress_pair "$name" "$port" \
-		"$(scaled 240)" "$out" "$js" -- -t 2 -d 4 -T "$secs" \
+	stress6 "$1" "$2" "$(scaled 240)" "$3" "$4" -t 2 -d 4 -T "$secs" \
 		--sizes 1,4096,4097,64K --drain-timeout "$(scaled 30)"
-	grep -E 'rds-stress:|average' "$out" | sed "s/^/#   /"
-	check "$name: rds-stress $3 <-> $4 exits 0 (every byte verified)" \
-		test "$stress_rc" = 0
-	check "$name: messages flowed" \
-		test "$(jnum "$js" rx_req)" -gt 0 -a "$(jnum "$js" rx_ack)" -gt 0
-	cp "$js" "$RDS_SHARED/$RDS_TEST.$name.json.$RDS_HOST" 2>/dev/null
-	barrier "$name-json" 60
-	pjs=$RDS_SHARED/$RDS_TEST.$name.json.$peer_host
-	check "$name: what was sent here arrived there" \
-		test "$(jnum "$js" tx_req)" = "$(jnum "$pjs" rx_req)" -a \
-		"$(jnum "$js" tx_ack)" = "$(jnum "$pjs" rx_ack)"
-	barrier "$name-done" 120
 }
 
 run6 global 6100 "$me" "$peer"

@@ -14,9 +14,13 @@
 #     (before this step: refused); 5 pings from it, 5 pongs.
 #  3. rds-stress between the global addresses, every message verified,
 #     acks the size of the requests: 1 KiB and 64 KiB, 4 tasks x depth 8,
-#     8 s each; what one side sent the other received.
-#  4. Ours counted no request as not_rds; the kernel's RDS read no request
-#     of ours as another version after the first.
+#     8 s each; what one side sent the other received.  The kernel's RDS
+#     read no request of ours as another version after the first.  Then
+#     at TOS 3 (a connection of its own), between the link-local
+#     addresses, and across a 5 s link cut pulled by the host running
+#     ours: each new connection costs one refused attempt at most, none
+#     after the cut (ours remembers the peer), the connection re-formed.
+#  4. Ours counted no request as not_rds.
 # It replaces ib_mainline_refuse6, which asserted the refusals of before.
 # No "load" before it in the plan: it loads each host's RDS itself and
 # unloads it at the end.
@@ -26,6 +30,8 @@
 
 . "$(dirname "$0")/mlpair_lib.sh"
 
+. "$(dirname "$0")/ipv6_lib.sh"
+
 a6=fd00::$RDS_HOST
 p6=fd00::$((3 - RDS_HOST))
 echo "# $a6 -> $p6"
@@ -33,11 +39,6 @@ ml_pair_cleanup() {
 	ip -6 addr del "$a6/64" dev "$RDS_IFACE" 2>/dev/null
 }
 
-gid_listed() {
-	grep -qix "$(python3 -c 'import ipaddress, sys
-print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$1")" \
-		/sys/class/infiniband/"$RDS_RXE"/ports/1/gids/* 2>/dev/null
-}
 # klog_count TEXT: lines of this test's kernel log that hold TEXT.
 klog_count() {
 	test_klog | grep -cF -- "$1"
@@ -83,8 +84,14 @@ PY
 
 check "$a6 on $RDS_IFACE" ip -6 addr add "$a6/64" dev "$RDS_IFACE" nodad
 check "rxe lists $a6 as a GID" wait_for 30 gid_listed "$a6"
+check "$RDS_IFACE has a link-local address" wait_for 30 ll_ready
+ll=$(ll_addr)
+check "rxe lists $ll as a GID" wait_for 30 gid_listed "$ll"
+echo "$ll" > "$RDS_SHARED/$RDS_TEST.ll.$RDS_HOST"
 ml_pair_load
 barrier loaded 60 || ksft_fail "barrier loaded"
+peer_ll=$(cat "$RDS_SHARED/$RDS_TEST.ll.$((3 - RDS_HOST))")
+echo "# link-local: $ll -> $peer_ll"
 
 # 1. Ours connects first (both fresh: no connection yet; the kernel's RDS
 # connects only when it has something to send).
@@ -136,32 +143,90 @@ else
 fi
 
 # 3. Verified rds-stress between the global addresses (host 1 passive).
-jnum() {
-	grep -o "\"$2\": [0-9]*" "$1" 2>/dev/null | head -1 | sed 's/.*: //'
-}
 drain=$(scaled 30)
 run6() {
-	local name=$1 port=$2 pjs js=$log/$1.json out=$log/$1.out
+	local name=$1 port=$2
 	shift 2
-	RDS_ADDR=$a6 RDS_PEER=$p6 stress_pair "$name" "$port" \
-		"$((90 + drain))" "$out" "$js" -- --connect-retries 30 \
-		--drain-timeout "$drain" "$@"
-	grep -E 'rds-stress:|average' "$out" | sed 's/^/#   /'
-	check "$name: rds-stress $a6 <-> $p6 exits 0 (every message verified)" \
-		test "$stress_rc" = 0
-	echo "# $name: tx_req $(jnum "$js" tx_req) rx_req $(jnum "$js" rx_req) tx_ack $(jnum "$js" tx_ack) rx_ack $(jnum "$js" rx_ack)"
-	check "$name: messages flowed" \
-		test "$(jnum "$js" rx_req)" -gt 0 -a "$(jnum "$js" rx_ack)" -gt 0
-	cp "$js" "$RDS_SHARED/$RDS_TEST.$name.json.$RDS_HOST" 2>/dev/null
-	barrier "$name-json" 60
-	pjs=$RDS_SHARED/$RDS_TEST.$name.json.$((3 - RDS_HOST))
-	check "$name: what was sent here arrived there" \
-		test "$(jnum "$js" tx_req)" = "$(jnum "$pjs" rx_req)" -a \
-		"$(jnum "$js" tx_ack)" = "$(jnum "$pjs" rx_ack)"
-	barrier "$name-done" 120
+	stress6 "$name" "$port" "$((90 + drain))" "$a6" "$p6" \
+		--connect-retries 30 --drain-timeout "$drain" "$@"
 }
 run6 1k 4100 -t 4 -d 8 -q 1K -a 1K -T 8
 run6 64k 4110 -t 4 -d 8 -q 64K -a 64K -T 8
+
+# What the kernel's RDS logged about requests of ours it read as another
+# version: one line so far (step 1).  Each later connection that ours
+# starts (a TOS, an address pair) costs one refused attempt of our marked
+# handshake at most; one that the kernel's RDS starts, none.
+incompat="using incompatible protocol version"
+n=$(klog_count "$incompat")
+[ $me = ml ] && check "the kernel's RDS read no later request of ours as another version ($n lines)" \
+	test "$n" = 1
+
+# refusals PEER: the lines so far that say a request of ours to PEER was
+# taken for another version: on the kernel's side its own, on ours the
+# one that turns our memory to its protocol (not a refusal in a
+# connection race, which the kernel's RDS makes with the same int).
+refusals() {
+	if [ $me = ours ]; then
+		klog_count "$1 refused our connection as the kernel's RDS does: the next attempt speaks its protocol"
+	else
+		klog_count "$incompat"
+	fi
+}
+# refused_at_most_once NAME PEER BEFORE: the rule above for the
+# connection of step NAME (BEFORE: refusals before it).
+refused_at_most_once() {
+	local n
+	n=$(refusals "$2")
+	check "$1: at most one refused attempt for its connection ($3 -> $n lines)" \
+		test "$((n - $3))" -le 1
+}
+
+# 3b. TOS 3: a connection of its own, set up by the same rules.
+r0=$(refusals "$p6")
+run6 tos3 4120 -t 2 -d 4 -q 1K -a 1K -Q 3 -T 6
+refused_at_most_once tos3 "$p6" "$r0"
+if [ $me = ours ]; then
+	tos3_up() {
+		awk -v a="$a6" -v p="$p6" '$1 == a && $2 == p && $3 == 3' \
+			/proc/net/rds/connections | grep -q .
+	}
+	check "tos3: its own connection (TOS 3) in /proc/net/rds/connections" \
+		tos3_up
+fi
+barrier tos3-checked 60
+
+# 3c. Between the link-local addresses (scope: this host's $RDS_IFACE).
+r0=$(refusals "$peer_ll")
+stress6 ll 4130 "$((90 + drain))" "$ll%$RDS_IFACE" "$peer_ll%$RDS_IFACE" \
+	--connect-retries 30 --drain-timeout "$drain" -t 2 -d 4 -q 1K -a 1K -T 6
+refused_at_most_once ll "$peer_ll" "$r0"
+
+# 3d. A link cut in the middle, over IPv6 with what ours remembers of the
+# peer kept (step 2's reload forgot it; here ours may reconnect first and
+# must start in the kernel's protocol): the host running ours pulls its
+# own cable for 5 s.  Nothing lost, duplicated or reordered; the
+# connection re-formed.
+c0=$(ib_counter connects 2>/dev/null)
+r0=$(refusals "$p6")
+secs=30
+[ "${RDS_TIME_SCALE:-1}" -gt 1 ] && secs=90
+rm -f "$log/cut6.out"
+if [ $me = ours ]; then
+	ml_pair_cut "$log/cut6.out" &
+	cutter=$!
+fi
+stress6 cut6 4140 "$((secs + 90 + drain))" "$a6" "$p6" \
+	--connect-retries 30 --drain-timeout "$drain" -t 2 -d 4 -q 1K -a 1K \
+	-T "$secs"
+if [ $me = ours ]; then
+	check "cut6: the link was cut and restored" wait "$cutter"
+	check "cut6: the connection was re-formed (connects $c0 -> $(ib_counter connects))" \
+		test "$(ib_counter connects)" -gt "$c0"
+	check "cut6: no refused attempt after the cut ($r0 -> $(refusals "$p6") lines)" \
+		test "$(refusals "$p6")" = "$r0"
+fi
+barrier cut6-checked 60
 
 # 4. Over the whole test: nothing taken for something else.
 if [ $me = ours ]; then
@@ -169,10 +234,6 @@ if [ $me = ours ]; then
 	check "no request counted as not_rds" \
 		test "$(ib_handshakes not_rds)" = 0
 	grep -F "$p6" /proc/net/rds/connections | sed 's/^/#   /'
-else
-	n=$(klog_count "using incompatible protocol version")
-	check "the kernel's RDS read no later request of ours as another version ($n lines in all)" \
-		test "$n" = 1
 fi
 
 barrier unload 60 || ksft_fail "barrier unload"

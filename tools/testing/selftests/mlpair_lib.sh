@@ -36,3 +36,22 @@ ml_pair_load() {
 		check "insmod rds.ko (ours)" rds_insmod
 	fi
 }
+
+# ml_pair_cut OUT: run by the host running ours, in the background, beside
+# an rds-stress pair writing OUT: 3 s after the load's first second of
+# figures, this host pulls its own cable for 5 s.  Only ours cuts: rxe
+# kills its GSI queue pair for good when asked to send a connection
+# message with no route (fault_lib.sh), which ours avoids and the
+# kernel's RDS does not.  The cut is timed from the figures, not from the
+# start (a debug kernel took more than 30 s to start the load, and a cut
+# timed from the start missed it).
+ml_pair_cut() {
+	wait_for 120 grep -Eq '^ +[0-9]+ +[0-9]+ ' "$1" ||
+		echo "# the load did not start"
+	sleep 3
+	host_request link off || return 1
+	echo "# $(date +%T) link off"
+	sleep 5
+	host_request link on || return 1
+	echo "# $(date +%T) link on"
+}

@@ -128,7 +128,7 @@ if [ -w $MR_MAX ]; then
 	for getmr in 1 0; do
 		echo 32 > $MR_MAX
 		ex0=$(ib_counter mr_exhausted)
-		FLOW=1 run "pool-getmr$getmr" $port 20 -t 8 -d 16 -D 16K -I 4 -M 0 \
+		FLOW=1 run "pool-getmr$getmr" $port 12 -t 8 -d 16 -D 16K -I 4 -M 0 \
 			--rdma-use-get-mr $getmr
 		port=$((port + 10))
 		ex1=$(ib_counter mr_exhausted)
@@ -147,14 +147,19 @@ if [ -w $MR_MAX ]; then
 else
 	ksft_fail "ib_mr_max writable" "$MR_MAX missing"
 fi
+# READ only, WRITE only and both alternating with buffers exposed by
+# RDS_CMSG_RDMA_MAP; with RDS_GET_MR both alternating (the ops are the
+# same, only how the buffer was registered differs), then USE_ONCE.
 for getmr in 0 1; do
-	for mode in 1 2 0; do
+	modes="1 2 0"
+	[ "$getmr" = 1 ] && modes=0
+	for mode in $modes; do
 		case $mode in 1) m=read ;; 2) m=write ;; 0) m=alt ;; esac
-		run "$m-getmr$getmr" $port 6 -t 2 -d 4 -D 64K -I 4 -M $mode \
+		run "$m-getmr$getmr" $port 5 -t 2 -d 4 -D 64K -I 4 -M $mode \
 			--rdma-use-get-mr $getmr
 		port=$((port + 10))
 	done
-	run "once-getmr$getmr" $port 6 -t 2 -d 4 -D 16K -I 4 -M 0 \
+	run "once-getmr$getmr" $port 5 -t 2 -d 4 -D 16K -I 4 -M 0 \
 		--rdma-use-once 1 --rdma-use-get-mr $getmr
 	port=$((port + 10))
 done
