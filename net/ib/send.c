@@ -957,6 +957,14 @@ void rds_ib_xmit_done(struct rds_connection *conn)
 		else
 			lost = rds_ib_pack_post(ic, true) == -ENOTCONN;
 	}
+	/* Nothing of the core waits, and nothing is held here: a stall
+	 * left from before (a frame corked, then posted from here) is
+	 * over.  Left set, the connection would never be idle for
+	 * give-back (rds_ib_tx_idle()) and every send completion would
+	 * kick the send work for nothing.
+	 */
+	if (!ic->i_pack_n && !ic->i_xmit_rm)
+		ic->i_xmit_stalled = false;
 	spin_unlock_bh(&ic->i_lock);
 	if (lost)
 		rds_ib_conn_error(ic, "post send failed");
