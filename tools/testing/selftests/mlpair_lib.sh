@@ -46,7 +46,7 @@ ml_pair_load() {
 # start (a debug kernel took more than 30 s to start the load, and a cut
 # timed from the start missed it).
 ml_pair_cut() {
-	wait_for 120 grep -Eq '^ +[0-9]+ +[0-9]+ ' "$1" ||
+	wait_for 120 grep -Eqs '^ +[0-9]+ +[0-9]+ ' "$1" ||
 		echo "# the load did not start"
 	sleep 3
 	host_request link off || return 1
