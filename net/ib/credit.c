@@ -8,6 +8,7 @@ void rds_ib_credit_init(struct rds_ib_credit *c, u32 granted_to_us,
 			u32 granted_to_peer)
 {
 	c->avail = granted_to_us;
+	c->used = 0;
 	c->unadv = 0;
 	c->peer_avail = granted_to_peer;
 	c->ctrl_busy = false;
@@ -28,6 +29,7 @@ bool rds_ib_credit_take(struct rds_ib_credit *c, u8 *grant)
 	if (!c->avail)
 		return false;
 	c->avail--;
+	c->used++;
 	*grant = rds_ib_credit_grant(c);
 	return true;
 }
@@ -60,12 +62,20 @@ bool rds_ib_credit_recv(struct rds_ib_credit *c, bool data, u8 grant,
 	if (data)
 		c->peer_avail--;
 	c->avail += grant;
+	c->used -= c->used < grant ? c->used : grant;
 	return true;
 }
 
 void rds_ib_credit_refilled(struct rds_ib_credit *c, u32 n)
 {
 	c->unadv += n;
+}
+
+bool rds_ib_credit_corked(const struct rds_ib_credit *c, u32 grant)
+{
+	u32 eighth = grant / 8;
+
+	return c->used >= (eighth ? eighth : 1);
 }
 
 u32 rds_ib_credit_give_back(struct rds_ib_credit *c, u32 keep, u32 max)

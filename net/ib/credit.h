@@ -33,6 +33,7 @@
 
 struct rds_ib_credit {
 	u32	avail;		/* data sends the peer granted us, unused */
+	u32	used;		/* data sends not yet granted back (below) */
 	u32	unadv;		/* receives we refilled, not yet granted */
 	u32	peer_avail;	/* our grants the peer has not used yet */
 	bool	ctrl_busy;	/* a control frame awaits its send completion */
@@ -66,6 +67,25 @@ bool rds_ib_credit_recv(struct rds_ib_credit *c, bool data, u8 grant,
 
 /* We refilled n receive buffers (used by data frames) for this connection. */
 void rds_ib_credit_refilled(struct rds_ib_credit *c, u32 n);
+
+/* The credits in use (used): data frames sent whose buffers the peer has
+ * not granted back yet, on the wire, waiting for their refill or with
+ * their grant on its way.  Each data frame adds one, each grant received
+ * takes its count off, down to 0: a peer grants more than we used when
+ * it earns back what we gave back (below).  Credits given back are not
+ * in use; a credit the peer kept back (its pool in debt) is, until an
+ * earn's extra grant takes it off: we cannot tell a kept-back refill
+ * from a late one.  So used is the peer's grant less avail until our
+ * first give-back and never more (a correct peer never grants beyond
+ * it), and 0 once the peer granted the refills of everything sent,
+ * unless it kept some back: on a connection idle since its give-back,
+ * after the ACK that followed its last frame (an ACK carries refills).
+ *
+ * Whether the credits in use are an eighth of grant (what the peer
+ * granted at the handshake) or more, at least one: the corking rule of
+ * packed frames (send.c).
+ */
+bool rds_ib_credit_corked(const struct rds_ib_credit *c, u32 grant);
 
 /* Give-back (protocol minor 2, toward a peer whose handshake asked for
  * it: RDS_IB_HS_F_GIVEBACK, hs.h).  Credits a peer granted us are

@@ -11,8 +11,9 @@
  * is not small, or when the queue runs empty (rds_ib_xmit_done()); its
  * messages are copied into one buffer, so that it takes two SGEs (without
  * the buffer they go one frame each, in order).  While
- * an eighth of the peer's grant or more is in flight, a lone small message
- * waits too, until the peer grants credits back (rds_ib_pack_corked()).
+ * an eighth of the peer's grant or more is in use and a message posted is
+ * not yet acknowledged, a lone small message waits too, until the peer's
+ * ACK (rds_ib_pack_corked()).
  *
  * Completions: only every i_signal_every-th data frame, the last
  * frame of a multi-frame message when nothing follows, the frame after
@@ -258,9 +259,10 @@ void rds_ib_hdr_finish(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
 	ic->i_rx_unacked_bytes = 0;
 }
 
+/* The credits_peak level: credits in use, not those given back. */
 static void rds_ib_credits_peak(struct rds_ib_conn *ic)
 {
-	u64 used = ic->i_peer_grant - ic->i_credit.avail;
+	u64 used = ic->i_credit.used;
 
 	if (used > atomic64_read(&rds_ib_counters[RDS_IB_C_CREDITS_PEAK]))
 		atomic64_set(&rds_ib_counters[RDS_IB_C_CREDITS_PEAK], used);
@@ -511,20 +513,20 @@ static bool rds_ib_packable(struct rds_ib_conn *ic, struct rds_message *rm)
 }
 
 /* Whether small messages wait to be packed even with nothing queued
- * behind them: while an eighth of the peer's grant or more is used and
- * messages posted are not yet acknowledged.  They could not reach the
- * peer before those frames anyway, and a frame that kicks the send work,
- * which posts what is held, is certain: the peer's ACK of the messages
- * posted (delayed by a tick at most; rds_ib_recv_ack()).  Its credits
- * are not certain: a peer may keep refills back (ours does while its
- * receive pool is in debt), and the credits used then never come back.
+ * behind them: while an eighth of the peer's grant or more is in use
+ * (sent and not yet granted back: credits given back do not count,
+ * rds_ib_credit_corked()) and messages posted are not yet acknowledged.
+ * They could not reach the peer before those frames anyway, and a frame
+ * that kicks the send work, which posts what is held, is certain: the
+ * peer's ACK of the messages posted (delayed by a tick at most;
+ * rds_ib_recv_ack()).  Its credits are not certain: a peer may keep
+ * refills back (ours does while its receive pool is in debt), and the
+ * credits used then come back only as it earns them back.
  */
 static bool rds_ib_pack_corked(struct rds_ib_conn *ic)
 {
-	u32 grant = ic->i_peer_grant, avail = ic->i_credit.avail;
-
 	lockdep_assert_held(&ic->i_lock);
-	return avail < grant && grant - avail >= max_t(u32, 1, grant / 8) &&
+	return rds_ib_credit_corked(&ic->i_credit, ic->i_peer_grant) &&
 	       rds_seq_after(ic->i_posted_seq, ic->i_ack_seen);
 }
 

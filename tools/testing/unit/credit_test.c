@@ -219,6 +219,31 @@ static int check_live(const struct model *m0)
 	return 0;
 }
 
+/* Without give-back every credit side x used is somewhere: its data
+ * frame on the wire, the peer's buffer waiting for its refill, the
+ * refill not yet granted, or the grant on its way back.
+ */
+static int check_used(const struct model *m)
+{
+	int x, k;
+
+	for (x = 0; x < 2; x++) {
+		u32 where = m->s[!x].consumed + m->s[!x].c.unadv;
+
+		for (k = 0; k < m->n[x]; k++)
+			where += m->wire[x][k].data;
+		for (k = 0; k < m->n[!x]; k++)
+			where += m->wire[!x][k].grant;
+		if (m->s[x].c.used != where)
+			FAIL("side %d: %u credits in use, %u sent and not granted back",
+			     x, m->s[x].c.used, where);
+		if (m->s[x].c.used + m->s[x].c.avail != (u32)m->p[!x])
+			FAIL("side %d: %u in use and %u available of a grant of %d",
+			     x, m->s[x].c.used, m->s[x].c.avail, m->p[!x]);
+	}
+	return 0;
+}
+
 static void explore(const struct model *m, int depth, int maxsent)
 {
 	struct model c;
@@ -227,7 +252,7 @@ static void explore(const struct model *m, int depth, int maxsent)
 	if (failures >= 10)
 		return;
 	states++;
-	if (check_live(m) || !depth)
+	if (check_used(m) || check_live(m) || !depth)
 		return;
 	for (e = 0; e < E_MAX; e++) {
 		for (x = 0; x < 2; x++) {
@@ -323,6 +348,105 @@ static int bad_returns(void)
 	    rds_ib_pool_release(8, 60, 5) != 3 ||
 	    rds_ib_pool_release(5, 1, 5) != 0)
 		FAIL("release below the smallest grant");
+	return 0;
+}
+
+/* The corking rule of packed frames (the credits' part), or the one
+ * before credits in use were counted: the grant less avail, which
+ * counts the credits given back as in use.
+ */
+static bool (*corked)(const struct rds_ib_credit *c, u32 grant) =
+	rds_ib_credit_corked;
+
+static bool corked_by_avail(const struct rds_ib_credit *c, u32 grant)
+{
+	u32 eighth = grant / 8;
+
+	return c->avail < grant && grant - c->avail >= (eighth ? eighth : 1);
+}
+
+/* The module's figures: a grant of 64, keep 4.  A connection sends 20
+ * frames and is granted them back, gives back 60, then sends again while
+ * its peer earns the 60 back (two credits a frame); then a peer that
+ * keeps 10 refills back and earns them back.  The corking rule (the
+ * credits' part) must let a lone message go while fewer than 8 credits
+ * are in use, whatever was given back, and hold it from 8.
+ */
+static int cork_after_give_back(void)
+{
+	struct rds_ib_credit c;
+	u32 i, back;
+	u8 g;
+
+	rds_ib_credit_init(&c, 64, 64);
+	for (i = 0; i < 20; i++)
+		rds_ib_credit_take(&c, &g);
+	if (c.used != 20 || !corked(&c, 64))
+		FAIL("20 credits in use (%u) do not cork", c.used);
+	if (!rds_ib_credit_recv(&c, false, 20, 64) || c.used || corked(&c, 64))
+		FAIL("all granted back: %u in use, corked %d", c.used,
+		     corked(&c, 64));
+	back = rds_ib_credit_give_back(&c, RDS_IB_CREDIT_KEEP, 255);
+	if (back != 60 || c.avail != 4 || c.used)
+		FAIL("gave back %u: %u left, %u in use", back, c.avail, c.used);
+	rds_ib_credit_ctrl_done(&c);
+	if (corked(&c, 64))
+		FAIL("after a give-back, idle: corked with %u available", c.avail);
+	for (i = 0; i < 3; i++)
+		rds_ib_credit_take(&c, &g);
+	if (c.used != 3 || corked(&c, 64))
+		FAIL("after a give-back, 3 in use (%u), 1 available: corked %d",
+		     c.used, corked(&c, 64));
+	/* The peer earns: 6 for the 3. */
+	if (!rds_ib_credit_recv(&c, false, 6, 64) || c.avail != 7 || c.used)
+		FAIL("earned 6: %u available, %u in use", c.avail, c.used);
+	for (i = 0; i < 7; i++)
+		rds_ib_credit_take(&c, &g);
+	if (c.used != 7 || corked(&c, 64))
+		FAIL("7 in use (%u): corked", c.used);
+	/* 6 come back with 6 more (earned), 1 is on its way: an earn's
+	 * extra grant cannot be told from a refill, none is in use now.
+	 */
+	if (!rds_ib_credit_recv(&c, false, 12, 64) || c.avail != 12 ||
+	    c.used)
+		FAIL("earned 12: %u available, %u in use", c.avail, c.used);
+	for (i = 0; i < 7; i++)
+		rds_ib_credit_take(&c, &g);
+	if (c.used != 7 || corked(&c, 64))
+		FAIL("7 in use (%u), after a give-back: corked", c.used);
+	rds_ib_credit_take(&c, &g);
+	if (c.used != 8 || !corked(&c, 64))
+		FAIL("8 in use (%u), after a give-back: not corked", c.used);
+	/* The rest is earned back: the full grant again, none in use. */
+	while (c.avail + c.used < 64) {
+		u32 used = c.used;
+
+		if (!rds_ib_credit_recv(&c, false, used + 1, 64) ||
+		    c.used || !rds_ib_credit_take(&c, &g))
+			FAIL("earning back: %u available, %u in use", c.avail,
+			     c.used);
+	}
+	if (!rds_ib_credit_recv(&c, false, c.used, 64) || c.avail != 64 ||
+	    c.used)
+		FAIL("earned back: %u available, %u in use", c.avail, c.used);
+
+	/* Kept back: in use, as the grant less avail, until earned back. */
+	rds_ib_credit_init(&c, 64, 64);
+	for (i = 0; i < 10; i++)
+		rds_ib_credit_take(&c, &g);
+	if (!rds_ib_credit_recv(&c, false, 0, 64) || c.used != 10 ||
+	    !corked(&c, 64))
+		FAIL("10 kept back: %u in use, corked %d", c.used,
+		     corked(&c, 64));
+	for (i = 0; i < 10; i++) {
+		rds_ib_credit_take(&c, &g);
+		if (!rds_ib_credit_recv(&c, false, 2, 64) ||
+		    c.used + c.avail != 64)
+			FAIL("earning back: %u in use, %u available", c.used,
+			     c.avail);
+	}
+	if (c.used || c.avail != 64)
+		FAIL("earned back: %u in use, %u available", c.used, c.avail);
 	return 0;
 }
 
@@ -554,6 +678,7 @@ struct gb_conn {
 	struct rds_ib_credit s;		/* the sender's side */
 	struct rds_ib_credit r;		/* the receiver's side */
 	int held, cap;
+	int kept;			/* refills kept back, not earned back */
 	u8 fw[GB_WIRE];			/* to the receiver: 0 data, n return */
 	u8 bw[GB_WIRE];			/* to the sender: grants */
 	u8 nf, nb;
@@ -571,6 +696,35 @@ enum { G_SEND, G_RETURN, G_RECV, G_GRANT, G_GRANT_RECV, G_MAX };
 static u32 (*gb_give_back)(struct rds_ib_credit *c, u32 keep, u32 max) =
 	rds_ib_credit_give_back;
 static u32 (*gb_release)(u32 reserved, u32 n, u32 min) = rds_ib_pool_release;
+
+/* The sender takes a grant (the receiver's control frame). */
+static bool grant_recv(struct rds_ib_credit *c, u8 grant, u32 max)
+{
+	return rds_ib_credit_recv(c, false, grant, max);
+}
+
+static bool (*gb_grant_recv)(struct rds_ib_credit *c, u8 grant, u32 max) =
+	grant_recv;
+
+static bool grant_recv_unfloored(struct rds_ib_credit *c, u8 grant, u32 max)
+{
+	u32 used = c->used;
+
+	if (!rds_ib_credit_recv(c, false, grant, max))
+		return false;
+	c->used = used - grant;
+	return true;
+}
+
+static bool grant_recv_keeps_used(struct rds_ib_credit *c, u8 grant, u32 max)
+{
+	u32 used = c->used;
+
+	if (!rds_ib_credit_recv(c, false, grant, max))
+		return false;
+	c->used = used;
+	return true;
+}
 
 static u32 give_back_keeps_count(struct rds_ib_credit *c, u32 keep, u32 max)
 {
@@ -647,11 +801,14 @@ static u32 gb_refill(struct gb *g, struct gb_conn *c)
 	if (rds_ib_pool_keep_back(g->free, c->held, g->min)) {
 		c->held--;
 		g->free++;
+		c->kept++;
 		return 0;
 	}
 	if (pool_earn(g->free, c->held, c->cap)) {
 		c->held++;
 		g->free--;
+		if (c->kept)
+			c->kept--;
 		return 2;
 	}
 	return 1;
@@ -700,7 +857,7 @@ static int gb_step(struct gb *g, int e, int i)
 	case G_GRANT_RECV:
 		f = c->bw[0];
 		memmove(c->bw, c->bw + 1, --c->nb);
-		if (!rds_ib_credit_recv(&c->s, false, f, c->cap - 1))
+		if (!gb_grant_recv(&c->s, f, c->cap - 1))
 			FAIL("give-back: a grant of %u refused (%u held)", f,
 			     c->s.avail);
 		rds_ib_credit_ctrl_done(&c->r);
@@ -716,13 +873,17 @@ static int gb_check(const struct gb *g)
 
 	for (i = 0; i < GB_CONNS; i++) {
 		const struct gb_conn *c = &g->c[i];
-		u32 inflight = 0;
+		u32 inflight = 0, sent = c->r.unadv;
 
 		sum += c->held;
-		for (k = 0; k < c->nf; k++)
+		for (k = 0; k < c->nf; k++) {
 			inflight += c->fw[k] ? c->fw[k] : 1;
-		for (k = 0; k < c->nb; k++)
+			sent += !c->fw[k];
+		}
+		for (k = 0; k < c->nb; k++) {
 			inflight += c->bw[k];
+			sent += c->bw[k];
+		}
 		if ((u32)c->held != 1 + c->r.peer_avail + c->r.unadv)
 			FAIL("give-back B %d: connection %d holds %d, promised 1 + %u + %u",
 			     g->b, i, c->held, c->r.peer_avail, c->r.unadv);
@@ -732,6 +893,16 @@ static int gb_check(const struct gb *g)
 		if (c->held < gb_least(g) || c->held > c->cap)
 			FAIL("give-back B %d: connection %d holds %d (least %d, setup %d)",
 			     g->b, i, c->held, gb_least(g), c->cap);
+		/* The credits in use: within the grant, and none but those
+		 * sent and not granted back, or kept back.
+		 */
+		if (c->s.avail > (u32)c->cap - 1 ||
+		    c->s.used > (u32)c->cap - 1 - c->s.avail)
+			FAIL("give-back B %d: connection %d: %u in use and %u available of a grant of %d",
+			     g->b, i, c->s.used, c->s.avail, c->cap - 1);
+		if (c->s.used > sent + c->kept)
+			FAIL("give-back B %d: connection %d: %u in use, %u sent and not granted back, %d kept back",
+			     g->b, i, c->s.used, sent, c->kept);
 	}
 	if (sum != g->b)
 		FAIL("give-back B %d: %d free and held", g->b, sum);
@@ -759,6 +930,30 @@ static int gb_settle(struct gb *g)
 			return 0;
 	}
 	FAIL("give-back: updates never stop");
+}
+
+/* Connection i, settled, is idle: the receiver's ACK of its last frame
+ * grants the refills left (a control frame carries them all).  Then no
+ * credit of i is in use but those kept back, and, with none kept back,
+ * a lone small message goes at once (rds_ib_pack_corked()).
+ */
+static int gb_check_idle(struct gb *g, int i)
+{
+	struct gb_conn *c = &g->c[i];
+
+	if (c->r.unadv && !c->r.ctrl_busy &&
+	    (gb_step(g, G_GRANT, i) || gb_check(g) || gb_settle(g)))
+		return -1;
+	if (c->r.unadv)
+		FAIL("give-back B %d: connection %d: %u refills never granted",
+		     g->b, i, c->r.unadv);
+	if (c->s.used > (u32)c->kept)
+		FAIL("give-back B %d: idle connection %d: %u credits in use, %d kept back",
+		     g->b, i, c->s.used, c->kept);
+	if (!c->kept && corked(&c->s, c->cap - 1))
+		FAIL("give-back B %d: idle connection %d (%u of %d available, %u in use) corks a lone message",
+		     g->b, i, c->s.avail, c->cap - 1, c->s.used);
+	return 0;
 }
 
 /* Connection i keeps sending (the others idle, or first giving back
@@ -789,6 +984,9 @@ static int gb_check_regain(const struct gb *g0, int i, bool others_return)
 				FAIL("give-back B %d: idle connection %d still holds %d (keep %d, %u refills ungranted)",
 				     g.b, j, g.c[j].held, g.keep,
 				     g.c[j].r.unadv);
+		for (j = 0; j < GB_CONNS; j++)
+			if (j != i && gb_check_idle(&g, j))
+				return -1;
 	}
 	for (rounds = 0; rounds < 1000; rounds++) {
 		if (g.c[i].held == g.c[i].cap || g.free <= 0)
@@ -813,6 +1011,9 @@ static int gb_check_live(const struct gb *g0)
 		if (!g.c[i].s.avail)
 			FAIL("give-back B %d: connection %d cannot send", g.b, i);
 	for (i = 0; i < GB_CONNS; i++)
+		if (gb_check_idle(&g, i))
+			return -1;
+	for (i = 0; i < GB_CONNS; i++)
 		if (gb_check_regain(g0, i, false) ||
 		    gb_check_regain(g0, i, true))
 			return -1;
@@ -823,7 +1024,7 @@ static int gb_check_live(const struct gb *g0)
  * depth left they were explored with.
  */
 #define GB_HASH_BITS	20
-#define GB_KEY		(GB_CONNS * (8 + 2 * GB_WIRE) + 1)
+#define GB_KEY		(GB_CONNS * (10 + 2 * GB_WIRE) + 1)
 
 struct gb_seen {
 	u8 key[GB_KEY];
@@ -844,6 +1045,8 @@ static void gb_key(const struct gb *g, u8 *key)
 		const struct gb_conn *c = &g->c[i];
 
 		key[k++] = c->s.avail;
+		key[k++] = c->s.used;
+		key[k++] = c->kept;
 		key[k++] = c->s.ctrl_busy;
 		key[k++] = c->r.peer_avail;
 		key[k++] = c->r.unadv;
@@ -941,11 +1144,11 @@ int main(int argc, char **argv)
 	};
 	struct model m;
 	unsigned int k, w;
-	char name[320];
+	char name[512];
 	int f;
 
 	rng = seed | 1;
-	printf("TAP version 13\n1..%zu\n", sizeof(cfg) / sizeof(cfg[0]) + 14);
+	printf("TAP version 13\n1..%zu\n", sizeof(cfg) / sizeof(cfg[0]) + 19);
 	printf("# seed 0x%llx (rerun: %s 0x%llx)\n", (unsigned long long)seed,
 	       argv[0], (unsigned long long)seed);
 
@@ -956,7 +1159,7 @@ int main(int argc, char **argv)
 		explore(&m, 11, 4);
 		snprintf(name, sizeof(name),
 			 "every ordering to depth 11, buffers %d/%d, threshold %d: "
-			 "%lu states, no RNR, no deadlock",
+			 "%lu states, no RNR, no deadlock, credits in use exact",
 			 cfg[k][0], cfg[k][1], cfg[k][2], states);
 		report(name, f);
 	}
@@ -971,11 +1174,11 @@ int main(int argc, char **argv)
 
 			if (enabled(&m, e, x, 1 << 30) && step(&m, e, x))
 				break;
-			if (i % 50 == 0 && check_live(&m))
+			if (check_used(&m) || (i % 50 == 0 && check_live(&m)))
 				break;
 		}
 	}
-	report("20000 random walks of 400 events, 1..40 buffers a side", f);
+	report("20000 random walks of 400 events, 1..40 buffers a side, credits in use exact", f);
 
 	f = failures;
 	misbehaving_peer();
@@ -1033,6 +1236,20 @@ int main(int argc, char **argv)
 	bad_returns();
 	report("give-back: returns unasked, on data, of 0, beyond the grant or below keep are refused; a return keeps keep credits", f);
 
+	f = failures;
+	cork_after_give_back();
+	report("grant 64, keep 4: after giving back 60 a lone message is corked from 8 credits in use, not before; earned back to 64; kept-back credits in use until earned back", f);
+
+	f = failures;
+	corked = corked_by_avail;
+	quiet = true;
+	cork_after_give_back();
+	quiet = false;
+	corked = rds_ib_credit_corked;
+	w = failures > f;
+	failures = f + !w;
+	report("negative control: the corking rule by the grant less avail is caught after a give-back", f);
+
 	gb_seen = calloc((size_t)1 << GB_HASH_BITS, sizeof(*gb_seen));
 	if (!gb_seen) {
 		printf("Bail out! no memory for the give-back model\n");
@@ -1041,7 +1258,7 @@ int main(int argc, char **argv)
 	f = failures;
 	gb_exhaustive(GB_DEPTH);
 	snprintf(name, sizeof(name),
-		 "give-back, %d connections, every order to depth %d, keep 1..2, want keep+2..keep+3, pools 3(keep+1)..3want+2: %lu states (%lu unrecorded), promised == granted, grants within min..setup, no starvation, idle ones give back, a sender regains its setup grant",
+		 "give-back, %d connections, every order to depth %d, keep 1..2, want keep+2..keep+3, pools 3(keep+1)..3want+2: %lu states (%lu unrecorded), promised == granted, grants within min..setup, no starvation, idle ones give back, a sender regains its setup grant, credits in use within the grant and those sent or kept back, none but kept back when idle, an idle connection not corked",
 		 GB_CONNS, GB_DEPTH, gb_states, gb_full);
 	report(name, f);
 
@@ -1065,12 +1282,15 @@ int main(int argc, char **argv)
 	report("give-back, 300 random walks of 3000 events, keep 4, want 2..129", f);
 
 	/* Negative controls: each broken rule must be caught. */
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < 7; k++) {
 		static const char *const what[] = {
 			"a sender that does not lower its count after a return",
 			"a receiver releasing one buffer too many",
 			"no earn-back",
 			"no give-back",
+			"the corking rule by the grant less avail",
+			"credits in use not floored at 0",
+			"credits in use that grants do not lower",
 		};
 
 		f = failures;
@@ -1081,12 +1301,20 @@ int main(int argc, char **argv)
 			gb_release = release_one_more;
 		else if (k == 2)
 			pool_earn = earn_never;
-		else
+		else if (k == 3)
 			gb_give_back = give_back_never;
+		else if (k == 4)
+			corked = corked_by_avail;
+		else if (k == 5)
+			gb_grant_recv = grant_recv_unfloored;
+		else
+			gb_grant_recv = grant_recv_keeps_used;
 		gb_exhaustive(GB_DEPTH);
 		gb_give_back = rds_ib_credit_give_back;
 		gb_release = rds_ib_pool_release;
 		pool_earn = rds_ib_pool_earn;
+		corked = rds_ib_credit_corked;
+		gb_grant_recv = grant_recv;
 		quiet = false;
 		snprintf(name, sizeof(name),
 			 "negative control: give-back with %s is caught",
