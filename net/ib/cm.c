@@ -816,7 +816,8 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	else
 		ic->i_peer_ml = rds_ib_ml6_remember(ic->i_peer_ml, ic->i_req,
 						    ml ? RDS_IB_ML6_PEER_ML :
-						    RDS_IB_ML6_PEER_OURS);
+						    RDS_IB_ML6_PEER_OURS,
+						    &ic->i_ml6_raced);
 	/* no flag toward the kernel's RDS (hs.h) */
 	if (ic->i_peer_ml)
 		ic->i_peer_minor = 0;
@@ -964,7 +965,8 @@ static void rds_ib_cm_refused(struct rds_ib_conn *ic,
 		ic->i_peer_ml = rds_ib_ml6_remember(was, ic->i_req,
 						    kind == RDS_IB_REJ_MAINLINE ?
 						    RDS_IB_ML6_REFUSED_ML :
-						    RDS_IB_ML6_REFUSED);
+						    RDS_IB_ML6_REFUSED,
+						    &ic->i_ml6_raced);
 		if (ic->i_peer_ml != was) {
 			pr_info_ratelimited("%pI6c refused our connection %s: the next attempt speaks %s\n",
 					    &conn->c_faddr,

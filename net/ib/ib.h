@@ -341,6 +341,10 @@ struct rds_ib_conn {
 	 * (mlhs.h, rds_ib_ml6_remember())
 	 */
 	bool			i_peer_ml;
+	/* over IPv6, the refusals with the int 1 of the kernel's request
+	 * in a row (rds_ib_ml6_remember(); i_cm_mutex)
+	 */
+	u8			i_ml6_raced;
 	/* the minor of the peer's last handshake of ours, capped at ours
 	 * (RDS_IB_HS_PEER_UNKNOWN: none yet; 0: the kernel's RDS, or an old
 	 * build): our request carries flags toward an unknown peer and

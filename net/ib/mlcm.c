@@ -151,7 +151,8 @@ const char *rds_ib_ml_answer(struct rds_ib_conn *ic,
 						    *ml ? RDS_IB_ML6_ACCEPT_ML :
 						    kind == RDS_IB_PD_OURS ?
 						    RDS_IB_ML6_ACCEPT_OURS :
-						    RDS_IB_ML6_ACCEPT_BAD);
+						    RDS_IB_ML6_ACCEPT_BAD,
+						    &ic->i_ml6_raced);
 		if (*ml != asked_ml) {
 			*ml = false;
 			return asked_ml ?

@@ -241,8 +241,18 @@ enum rds_ib_rej_kind rds_ib_rej_classify(bool consumer, const void *buf,
 }
 
 bool rds_ib_ml6_remember(bool was, enum rds_ib_req_kind sent,
-			 enum rds_ib_ml6_event ev)
+			 enum rds_ib_ml6_event ev, u8 *raced)
 {
+	if (ev == RDS_IB_ML6_REFUSED_ML && sent == RDS_IB_REQ_ML) {
+		/* its connect race, or an old module of ours (mlhs.h) */
+		if (*raced < RDS_IB_ML6_RACED_MAX - 1) {
+			++*raced;
+			return was;
+		}
+		*raced = 0;
+		return false;
+	}
+	*raced = 0;
 	switch (ev) {
 	case RDS_IB_ML6_ACCEPT_ML:
 	case RDS_IB_ML6_PEER_ML:

@@ -237,13 +237,30 @@ enum rds_ib_ml6_event {
 	RDS_IB_ML6_EV_MAX,
 };
 
+/* The refusals with the int 1 of the kernel's own request in a row that
+ * the memory outlasts: the 32nd clears it (rds_ib_ml6_remember()).
+ */
+#define RDS_IB_ML6_RACED_MAX	32
+
 /* The memory after ev, given it before (was) and what our request was
- * (sent; for the two PEER events, what our last one was):
+ * (sent; for the two PEER events, what our last one was); *raced counts
+ * the refusals with the int 1 of the kernel's request in a row, and
+ * every other event sets it to 0:
  * - its refusal of our handshake: it runs the kernel's RDS (the next
  *   request is its own); nothing else sets the memory;
- * - any refusal of its own request, or an accept that is not in its
- *   layout: it does not (a peer of ours, older than the step that accepts
- *   the kernel's requests, refuses them as that RDS would);
+ * - a refusal with the int 1 of its own request: the kernel's RDS makes
+ *   it while its own attempt toward us is in flight (its connect race,
+ *   which ends when its request reaches us: we accept it, PEER_ML); the
+ *   memory stays, until the RDS_IB_ML6_RACED_MAX-th in a row: a module of
+ *   ours older than the step that accepts the kernel's requests refuses
+ *   them so too, and would be reached only when it connects to us (its
+ *   request is ours: PEER_OURS).  At the default backoff (1 s at most) 32
+ *   attempts take 11 s or more; the kernel's request goes again every 5 s
+ *   or so (the IB CM's timeout) while its attempt lasts.  The cost: such
+ *   a module is reached at our 33rd attempt; a race as long as 32 of our
+ *   attempts costs one more refusal of our handshake;
+ * - any other refusal of its own request, or an accept that is not in
+ *   its layout: it does not run it;
  * - a request or accept of ours: it does not;
  * - a request in its layout that we accept, or an accept in it, leaves
  *   the memory as it was: anyone can send such a request for the address
@@ -251,7 +268,7 @@ enum rds_ib_ml6_event {
  * - anything else after our handshake leaves the memory as it was.
  */
 bool rds_ib_ml6_remember(bool was, enum rds_ib_req_kind sent,
-			 enum rds_ib_ml6_event ev);
+			 enum rds_ib_ml6_event ev, u8 *raced);
 
 /* What the acknowledgment a handshake carries frees of our messages. */
 enum rds_ib_hs_ack {

@@ -366,14 +366,35 @@ static enum rds_ib_rej_kind ref_rej(bool consumer, const unsigned char *b,
 }
 
 /* The memory rule of mlhs.h as a table: [sent][event] -> the memory
- * after, from was = 0 and was = 1 ('w': as it was).
+ * after, from was = 0 and was = 1 ('w': as it was), with fewer than
+ * RDS_IB_ML6_RACED_MAX - 1 refusals in a row before (ref_remember()
+ * adds the count).
  */
 static const char ref_mem[3][RDS_IB_ML6_EV_MAX] = {
 	/*           REF_ML REF  ACC_ML ACC_OURS ACC_BAD PEER_ML PEER_OURS */
 	[RDS_IB_REQ_OFFER] = { 'w', 'w', 'w', 0, 'w', 'w', 0 },
 	[RDS_IB_REQ_OURS]  = { 1,   'w', 'w', 0, 'w', 'w', 0 },
-	[RDS_IB_REQ_ML]    = { 0,   0,   'w', 0, 0,   'w', 0 },
+	[RDS_IB_REQ_ML]    = { 'w', 0,   'w', 0, 0,   'w', 0 },
 };
+
+/* The table and the count: the int 1 refusing the kernel's request adds
+ * one, and the 32nd in a row clears the memory and the count; every other
+ * event sets the count to 0.
+ */
+static bool ref_remember(unsigned int k, unsigned int e, unsigned int w,
+			 unsigned int raced, unsigned int *raced_after)
+{
+	if (k == RDS_IB_REQ_ML && e == RDS_IB_ML6_REFUSED_ML) {
+		if (raced + 1 >= 32) {
+			*raced_after = 0;
+			return false;
+		}
+		*raced_after = raced + 1;
+		return w;
+	}
+	*raced_after = 0;
+	return ref_mem[k][e] == 'w' ? w : (unsigned int)ref_mem[k][e];
+}
 
 /* A peer over IPv6, for the scenarios: how it answers each request. */
 enum peer_kind {
@@ -389,7 +410,24 @@ enum peer_kind {
 };
 
 typedef bool (*remember_fn)(bool was, enum rds_ib_req_kind sent,
-			    enum rds_ib_ml6_event ev);
+			    enum rds_ib_ml6_event ev, u8 *raced);
+
+/* What one side remembers of a peer: the memory and its count. */
+struct mem {
+	bool ml;
+	u8 raced;
+};
+
+static enum rds_ib_req_kind mem_request(const struct mem *m)
+{
+	return rds_ib_ml6_request(true, m->ml);
+}
+
+static void mem_learn(remember_fn fn, struct mem *m, enum rds_ib_req_kind k,
+		      enum rds_ib_ml6_event ev)
+{
+	m->ml = fn(m->ml, k, ev, &m->raced);
+}
 
 /* What peer does with a request of kind k: an event of ours. */
 static enum rds_ib_ml6_event peer_answer(enum peer_kind peer,
@@ -410,29 +448,41 @@ static enum rds_ib_ml6_event peer_answer(enum peer_kind peer,
 	}
 }
 
-/* Connect to peer from memory mem with rule fn: the attempts it took (0:
- * none within 8), the refused ones in *refused, the kinds sent in *sent
- * (bit per kind).
+/* What a run of attempts gave. */
+struct run {
+	unsigned int n;		/* the attempt accepted, 0: none */
+	unsigned int refused;
+	unsigned int sent;	/* bit per kind sent */
+	unsigned int ours;	/* our handshakes sent */
+};
+
+#define ATTEMPTS_MAX	(3 * RDS_IB_ML6_RACED_MAX)
+
+/* Connect to peer from memory m with rule fn, the first race attempts
+ * refused as in the kernel's connect race (PEER_RACING): up to
+ * ATTEMPTS_MAX attempts.
  */
-static unsigned int connect_peer(remember_fn fn, enum peer_kind peer,
-				 bool *mem, unsigned int *refused,
-				 unsigned int *sent)
+static struct run connect_peer(remember_fn fn, enum peer_kind peer,
+			       struct mem *m, unsigned int race)
 {
+	struct run r = { 0 };
 	unsigned int n;
 
-	*refused = 0;
-	*sent = 0;
-	for (n = 1; n <= 8; n++) {
-		enum rds_ib_req_kind k = rds_ib_ml6_request(true, *mem);
-		enum rds_ib_ml6_event ev = peer_answer(peer, k);
+	for (n = 1; n <= ATTEMPTS_MAX; n++) {
+		enum rds_ib_req_kind k = mem_request(m);
+		enum rds_ib_ml6_event ev = peer_answer(n <= race ? PEER_RACING :
+						       peer, k);
 
-		*sent |= 1u << k;
-		*mem = fn(*mem, k, ev);
-		if (ev == RDS_IB_ML6_ACCEPT_ML || ev == RDS_IB_ML6_ACCEPT_OURS)
-			return n;
-		++*refused;
+		r.sent |= 1u << k;
+		r.ours += k == RDS_IB_REQ_OURS;
+		mem_learn(fn, m, k, ev);
+		if (ev == RDS_IB_ML6_ACCEPT_ML || ev == RDS_IB_ML6_ACCEPT_OURS) {
+			r.n = n;
+			return r;
+		}
+		r.refused++;
 	}
-	return 0;
+	return r;
 }
 
 /* A broken expectation of a scenario: counted in bad, said if verbose. */
@@ -449,148 +499,235 @@ static unsigned int connect_peer(remember_fn fn, enum peer_kind peer,
  * accepts it in its protocol (PEER_NEW) and both apply fn.  Returns
  * whether the connection is in our protocol.
  */
-static bool pair_connect(remember_fn fn, bool *mi, bool *ma)
+static bool pair_connect(remember_fn fn, struct mem *mi, struct mem *ma)
 {
-	enum rds_ib_req_kind k = rds_ib_ml6_request(true, *mi);
+	enum rds_ib_req_kind k = mem_request(mi);
 	bool ml = k == RDS_IB_REQ_ML;
 
-	*ma = fn(*ma, rds_ib_ml6_request(true, *ma),
-		 ml ? RDS_IB_ML6_PEER_ML : RDS_IB_ML6_PEER_OURS);
-	*mi = fn(*mi, k, ml ? RDS_IB_ML6_ACCEPT_ML : RDS_IB_ML6_ACCEPT_OURS);
+	mem_learn(fn, ma, mem_request(ma),
+		  ml ? RDS_IB_ML6_PEER_ML : RDS_IB_ML6_PEER_OURS);
+	mem_learn(fn, mi, k, ml ? RDS_IB_ML6_ACCEPT_ML :
+				  RDS_IB_ML6_ACCEPT_OURS);
 	return !ml;
 }
 
 static unsigned int pair_scenarios(remember_fn fn, bool verbose)
 {
+	struct mem ma, mb;
 	unsigned int bad = 0, i;
-	bool ma, mb, ours;
+	bool ours;
 
 	/* A forged request in the kernel's layout to B, for A's address,
 	 * while A and B talk ours: the next connection, either way, is ours.
 	 */
 	for (i = 0; i < 2; i++) {
-		ma = false;
-		mb = false;
+		ma = (struct mem){ 0 };
+		mb = (struct mem){ 0 };
 		ours = pair_connect(fn, &ma, &mb);
-		mb = fn(mb, rds_ib_ml6_request(true, mb), RDS_IB_ML6_PEER_ML);
+		mem_learn(fn, &mb, mem_request(&mb), RDS_IB_ML6_PEER_ML);
 		ours = ours && (i ? pair_connect(fn, &ma, &mb) :
 				    pair_connect(fn, &mb, &ma));
 		ours = ours && pair_connect(fn, &ma, &mb) &&
 		       pair_connect(fn, &mb, &ma);
-		SCEN(ours && !ma && !mb,
+		SCEN(ours && !ma.ml && !mb.ml,
 		     "a forged request to B, then %s connects: ours %u, memories %u %u\n",
-		     i ? "A" : "B", ours, ma, mb);
+		     i ? "A" : "B", ours, ma.ml, mb.ml);
 	}
 	/* A new peer of ours, B, on an address A remembers as the kernel's
 	 * RDS: A's request is its, B takes it in that protocol; within two
 	 * connections (B's next) the pair is in ours, and stays so.
 	 */
-	ma = true;
-	mb = false;
+	ma = (struct mem){ .ml = true };
+	mb = (struct mem){ 0 };
 	pair_connect(fn, &ma, &mb);
 	ours = pair_connect(fn, &mb, &ma);
 	ours = ours && pair_connect(fn, &ma, &mb);
-	SCEN(ours && !ma && !mb,
+	SCEN(ours && !ma.ml && !mb.ml,
 	     "a new peer after the kernel's RDS: ours %u, memories %u %u\n",
-	     ours, ma, mb);
+	     ours, ma.ml, mb.ml);
+	return bad;
+}
+
+/* The kernel's connect race after a link cut, from memory start: our
+ * requests refused with the int 1 (race of them), then its own request
+ * accepted (PEER_ML), three times over.  Our handshake goes once per
+ * RDS_IB_ML6_RACED_MAX + 1 refusals from memory 0 (the first refusal),
+ * once per that many after the first RDS_IB_ML6_RACED_MAX from 1; the
+ * memory outlives a race shorter than RDS_IB_ML6_RACED_MAX.
+ */
+static unsigned int race_scenarios(remember_fn fn, bool verbose)
+{
+	const unsigned int max = RDS_IB_ML6_RACED_MAX;
+	unsigned int bad = 0, race, start, cut;
+	struct run r;
+	struct mem m;
+
+	for (start = 0; start < 2; start++) {
+		for (race = 1; race < ATTEMPTS_MAX; race++) {
+			m = (struct mem){ .ml = start };
+			r = (struct run){ 0 };
+			for (cut = 0; cut < race; cut++) {
+				enum rds_ib_req_kind k = mem_request(&m);
+
+				r.ours += k == RDS_IB_REQ_OURS;
+				mem_learn(fn, &m, k, RDS_IB_ML6_REFUSED_ML);
+			}
+			mem_learn(fn, &m, mem_request(&m), RDS_IB_ML6_PEER_ML);
+			SCEN(r.ours == (race + (start ? 0 : max)) / (max + 1),
+			     "a race of %u from %u: %u handshakes\n", race,
+			     start, r.ours);
+			if (race < max)
+				SCEN(m.ml && !m.raced,
+				     "a race of %u from %u: memory %u count %u\n",
+				     race, start, m.ml, m.raced);
+		}
+	}
+	/* Races one after the other, each one short of the bound, each
+	 * ended by its request accepted: no handshake of ours, remembered.
+	 */
+	m = (struct mem){ .ml = true };
+	r = (struct run){ 0 };
+	for (cut = 0; cut < 8; cut++) {
+		for (race = 0; race < max - 1; race++) {
+			enum rds_ib_req_kind k = mem_request(&m);
+
+			r.ours += k == RDS_IB_REQ_OURS;
+			mem_learn(fn, &m, k, RDS_IB_ML6_REFUSED_ML);
+		}
+		mem_learn(fn, &m, mem_request(&m), RDS_IB_ML6_PEER_ML);
+	}
+	SCEN(!r.ours && m.ml, "8 races: %u handshakes, memory %u\n", r.ours,
+	     m.ml);
 	return bad;
 }
 
 /* The scenarios' verdict on a rule: the number of broken expectations. */
 static unsigned int scenarios(remember_fn fn, bool verbose)
 {
-	unsigned int bad = 0, n, refused, sent, start, p;
-	bool mem;
+	/* the refused attempts to reach each peer, from memory 0 and 1 */
+	static const unsigned int refusals[2][PEER_RACING] = {
+		[0] = { [PEER_MAINLINE] = 1 },
+		[1] = { [PEER_OLD] = RDS_IB_ML6_RACED_MAX },
+	};
+	unsigned int bad = 0, start, p;
+	struct run r;
+	struct mem m;
 
 	for (start = 0; start < 2; start++) {
 		for (p = 0; p < PEER_RACING; p++) {
-			mem = start;
-			n = connect_peer(fn, p, &mem, &refused, &sent);
-			/* every peer is reached, at most one refusal */
-			SCEN(n && refused <= 1,
+			m = (struct mem){ .ml = start };
+			r = connect_peer(fn, p, &m, 0);
+			SCEN(r.n && r.refused == refusals[start][p],
 			     "peer %u from %u: %u attempts, %u refused\n", p,
-			     start, n, refused);
+			     start, r.n, r.refused);
 			/* and then remembered: the next goes at once */
-			n = connect_peer(fn, p, &mem, &refused, &sent);
-			SCEN(n == 1, "peer %u again: %u attempts\n", p, n);
+			r = connect_peer(fn, p, &m, 0);
+			SCEN(r.n == 1, "peer %u again: %u attempts\n", p, r.n);
 			if (start)
 				continue;
 			/* a first contact to one of ours sends nothing new */
-			mem = false;
-			n = connect_peer(fn, p, &mem, &refused, &sent);
+			m = (struct mem){ 0 };
+			r = connect_peer(fn, p, &m, 0);
 			if (p != PEER_MAINLINE)
-				SCEN(sent == 1u << RDS_IB_REQ_OURS && n == 1,
-				     "peer %u fresh: sent %x in %u\n", p, sent,
-				     n);
+				SCEN(r.sent == 1u << RDS_IB_REQ_OURS && r.n == 1,
+				     "peer %u fresh: sent %x in %u\n", p,
+				     r.sent, r.n);
 			else
-				SCEN(n == 2 && refused == 1,
+				SCEN(r.n == 2 && r.refused == 1,
 				     "the kernel's RDS fresh: %u attempts, %u refused\n",
-				     n, refused);
+				     r.n, r.refused);
 		}
 	}
-	/* A race with the kernel's RDS (it refuses while its own attempt is
-	 * in flight) and then its request accepted: still remembered as its.
-	 */
-	mem = true;
-	n = connect_peer(fn, PEER_RACING, &mem, &refused, &sent);
-	SCEN(!n, "a racing peer never accepts\n");
-	mem = fn(mem, rds_ib_ml6_request(true, mem), RDS_IB_ML6_PEER_ML);
-	SCEN(mem, "its request accepted: remembered\n");
 	/* An old peer of ours replacing the kernel's RDS on the same
-	 * address: in our protocol within two attempts.
+	 * address: our 33rd attempt is our handshake, which it accepts; or
+	 * at once its own request (ours), which we accept.
 	 */
-	mem = true;
-	n = connect_peer(fn, PEER_OLD, &mem, &refused, &sent);
-	SCEN(n && n <= 2 && !mem && (sent & 1u << RDS_IB_REQ_OURS),
-	     "an old peer after the kernel's RDS: %u, memory %u\n", n, mem);
+	m = (struct mem){ .ml = true };
+	r = connect_peer(fn, PEER_OLD, &m, 0);
+	SCEN(r.n == RDS_IB_ML6_RACED_MAX + 1 && !m.ml && r.ours == 1,
+	     "an old peer after the kernel's RDS: %u, memory %u\n", r.n, m.ml);
+	m = (struct mem){ .ml = true, .raced = 5 };
+	mem_learn(fn, &m, mem_request(&m), RDS_IB_ML6_PEER_OURS);
+	SCEN(!m.ml && !m.raced, "an old peer's request: memory %u count %u\n",
+	     m.ml, m.raced);
+	bad += race_scenarios(fn, verbose);
 	bad += pair_scenarios(fn, verbose);
 	return bad;
 }
 
 /* Negative controls: rules that look right and are not. */
 static bool sticky(bool was, enum rds_ib_req_kind sent,
-		   enum rds_ib_ml6_event ev)
+		   enum rds_ib_ml6_event ev, u8 *raced)
 {
 	/* never forgets: an old peer of ours refusing its request */
 	if (ev == RDS_IB_ML6_REFUSED_ML && sent == RDS_IB_REQ_ML)
 		return true;
-	return rds_ib_ml6_remember(was, sent, ev);
+	return rds_ib_ml6_remember(was, sent, ev, raced);
+}
+
+/* A bound other than the module's: 1 is the rule before (its race
+ * refusal cleared the memory at once), 2 one too small.
+ */
+static unsigned int control_bound;
+
+static bool bounded(bool was, enum rds_ib_req_kind sent,
+		    enum rds_ib_ml6_event ev, u8 *raced)
+{
+	bool mem = rds_ib_ml6_remember(was, sent, ev, raced);
+
+	if (*raced >= control_bound) {
+		*raced = 0;
+		return false;
+	}
+	return mem;
+}
+
+static bool unreset(bool was, enum rds_ib_req_kind sent,
+		    enum rds_ib_ml6_event ev, u8 *raced)
+{
+	/* counts across connections: the count survives other events */
+	u8 before = *raced;
+	bool mem = rds_ib_ml6_remember(was, sent, ev, raced);
+
+	if (!(ev == RDS_IB_ML6_REFUSED_ML && sent == RDS_IB_REQ_ML))
+		*raced = before;
+	return mem;
 }
 
 static bool eager(bool was, enum rds_ib_req_kind sent,
-		  enum rds_ib_ml6_event ev)
+		  enum rds_ib_ml6_event ev, u8 *raced)
 {
 	/* takes every refusal for the kernel's (the CM's or ours too) */
 	if (ev == RDS_IB_ML6_REFUSED)
 		return sent != RDS_IB_REQ_ML;
-	return rds_ib_ml6_remember(was, sent, ev);
+	return rds_ib_ml6_remember(was, sent, ev, raced);
 }
 
 static bool trusting(bool was, enum rds_ib_req_kind sent,
-		     enum rds_ib_ml6_event ev)
+		     enum rds_ib_ml6_event ev, u8 *raced)
 {
 	/* the rule before: a request or accept in its layout sets it */
 	if (ev == RDS_IB_ML6_PEER_ML || ev == RDS_IB_ML6_ACCEPT_ML)
 		return true;
-	return rds_ib_ml6_remember(was, sent, ev);
+	return rds_ib_ml6_remember(was, sent, ev, raced);
 }
 
 static bool trusting_peer(bool was, enum rds_ib_req_kind sent,
-			  enum rds_ib_ml6_event ev)
+			  enum rds_ib_ml6_event ev, u8 *raced)
 {
 	/* sets it on accepting its request alone */
 	if (ev == RDS_IB_ML6_PEER_ML)
 		return true;
-	return rds_ib_ml6_remember(was, sent, ev);
+	return rds_ib_ml6_remember(was, sent, ev, raced);
 }
 
 static bool deaf(bool was, enum rds_ib_req_kind sent,
-		 enum rds_ib_ml6_event ev)
+		 enum rds_ib_ml6_event ev, u8 *raced)
 {
 	/* never learns from a refusal */
 	if (ev == RDS_IB_ML6_REFUSED_ML && sent == RDS_IB_REQ_OURS)
 		return was;
-	return rds_ib_ml6_remember(was, sent, ev);
+	return rds_ib_ml6_remember(was, sent, ev, raced);
 }
 
 static void ml6_tests(void)
@@ -741,38 +878,60 @@ static void ml6_tests(void)
 	f = failures;
 	for (k = 0; k < 3; k++)
 		for (e = 0; e < RDS_IB_ML6_EV_MAX; e++)
-			for (w = 0; w < 2; w++) {
-				bool want = ref_mem[k][e] == 'w' ? w :
-					    (unsigned int)ref_mem[k][e];
+			for (w = 0; w < 2; w++)
+				for (i = 0; i < 256; i++) {
+					unsigned int ra;
+					bool want = ref_remember(k, e, w, i, &ra);
+					u8 raced = i;
 
-				EXPECT(rds_ib_ml6_remember(w, k, e) == want,
-				       "sent %u event %u was %u", k, e, w);
-			}
+					EXPECT(rds_ib_ml6_remember(w, k, e, &raced) == want &&
+					       raced == ra,
+					       "sent %u event %u was %u count %u: count %u",
+					       k, e, w, i, raced);
+				}
 	for (v6 = 0; v6 < 2; v6++)
 		for (w = 0; w < 2; w++)
 			EXPECT(rds_ib_ml6_request(v6, w) ==
 			       (!v6 ? RDS_IB_REQ_OFFER :
 				w ? RDS_IB_REQ_ML : RDS_IB_REQ_OURS),
 			       "request v6 %u remembered %u", v6, w);
-	report("the IPv6 memory: every request, event and memory against the table; the request it picks",
+	EXPECT(RDS_IB_ML6_RACED_MAX == 32, "the bound the reference has");
+	report("the IPv6 memory: every request, event, memory and count against the table; the request it picks",
 	       f);
 
 	f = failures;
 	EXPECT(scenarios(rds_ib_ml6_remember, true) == 0, "the module's rule");
-	report("scenarios: the kernel's RDS reached after one refusal, ours at once with nothing new, each remembered, a peer changing side",
+	report("scenarios: the kernel's RDS reached after one refusal, ours at once with nothing new, an old module of ours after 32, the kernel's connect race (1 to 95 refusals) costs one handshake per 33, each remembered, a peer changing side",
 	       f);
 
 	f = failures;
+	control_bound = 1;
+	k = scenarios(bounded, false);
+	printf("# negative control \"the rule before\" (a race refusal of its request clears the memory): %u scenario checks fail\n",
+	       k);
+	EXPECT(k > 0 && race_scenarios(bounded, false) > 0,
+	       "the rule before: a race refusal of its request clears the memory");
+	control_bound = 2;
+	EXPECT(race_scenarios(bounded, false) > 0, "a bound of 2");
+	control_bound = RDS_IB_ML6_RACED_MAX;
+	EXPECT(scenarios(bounded, false) == 0, "control of the control: the module's bound");
+	EXPECT(race_scenarios(unreset, false) > 0,
+	       "a count that survives a connection");
 	EXPECT(scenarios(sticky, false) > 0, "a rule that never forgets");
 	EXPECT(scenarios(deaf, false) > 0, "a rule that never learns");
 	EXPECT(scenarios(trusting, false) > 0,
 	       "a rule that takes a request or accept in its layout");
 	EXPECT(scenarios(trusting_peer, false) > 0,
 	       "a rule that takes a request in its layout");
-	EXPECT(scenarios(eager, false) == 0 &&
-	       eager(false, RDS_IB_REQ_OURS, RDS_IB_ML6_REFUSED) !=
-	       rds_ib_ml6_remember(false, RDS_IB_REQ_OURS, RDS_IB_ML6_REFUSED),
-	       "a rule that takes any refusal: the scenarios miss it, the table does not");
+	{
+		u8 r0 = 0, r1 = 0;
+
+		EXPECT(scenarios(eager, false) == 0 &&
+		       eager(false, RDS_IB_REQ_OURS, RDS_IB_ML6_REFUSED, &r0) !=
+		       rds_ib_ml6_remember(false, RDS_IB_REQ_OURS,
+					   RDS_IB_ML6_REFUSED, &r1),
+		       "a rule that takes any refusal: the scenarios miss it, the table does not");
+	}
 	report("negative controls: wrong rules fail the scenarios (or the table)",
 	       f);
 }
