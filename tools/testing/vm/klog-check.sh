@@ -64,6 +64,11 @@ echo '[ 1400.000003] WARNING: CPU: 0 PID: 1 at net/x.c:1 f+0x1/0x2 [rds]' \
 	>> "$tmp/alloc"
 expect "a WARNING still fails under allocfail" \
 	'^kernel log reports a problem$' "$tmp/alloc" "$m" 1
+{ cat "$lockdep"
+  echo '[ 1400.000004] virtio_net virtio1 eth0: NETDEV WATCHDOG: CPU: 0: transmit queue 0 timed out 5732 ms'
+} > "$tmp/txq"
+expect "a stopped transmit queue fails a test" \
+	'^kernel log reports a problem$' "$tmp/txq" "$m"
 echo "1..$n"
 echo "# $((n - fail)) passed, $fail failed"
 [ "$fail" = 0 ]
