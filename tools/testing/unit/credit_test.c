@@ -450,6 +450,81 @@ static int cork_after_give_back(void)
 	return 0;
 }
 
+/* The rules under test here, or broken ones (negative controls):
+ * an init that leaves the credits in use as they were, a give-back that
+ * takes the credits given back off the credits in use.
+ */
+static void (*credit_init)(struct rds_ib_credit *c, u32 granted_to_us,
+			   u32 granted_to_peer) = rds_ib_credit_init;
+static u32 (*credit_give_back)(struct rds_ib_credit *c, u32 keep, u32 max) =
+	rds_ib_credit_give_back;
+
+static void init_keeps_used(struct rds_ib_credit *c, u32 granted_to_us,
+			    u32 granted_to_peer)
+{
+	u32 used = c->used;
+
+	rds_ib_credit_init(c, granted_to_us, granted_to_peer);
+	c->used = used;
+}
+
+static u32 give_back_lowers_used(struct rds_ib_credit *c, u32 keep, u32 max)
+{
+	u32 n = rds_ib_credit_give_back(c, keep, max);
+
+	c->used -= c->used < n ? c->used : n;
+	return n;
+}
+
+/* A reconnect initialises the credit state of the connection before
+ * (cm.c): nothing of it may be left, the credits in use least of all
+ * (a lone message would be corked on a new connection with nothing in
+ * flight).  And credits given back are not those in use: a peer that
+ * kept all 10 refills back leaves 10 in use after a give-back of 50,
+ * as do 10 frames whose grants have not come yet.
+ */
+static int reinit_and_keep_back(void)
+{
+	struct rds_ib_credit c;
+	u32 i, back;
+	u8 g;
+
+	memset(&c, 0xa5, sizeof(c));
+	c.ctrl_busy = true;
+	credit_init(&c, 64, 32);
+	if (c.avail != 64 || c.used || c.unadv || c.peer_avail != 32 ||
+	    c.ctrl_busy || corked(&c, 64))
+		FAIL("init over a used state: avail %u used %u unadv %u peer_avail %u busy %d",
+		     c.avail, c.used, c.unadv, c.peer_avail, c.ctrl_busy);
+	for (i = 0; i < 10; i++)
+		rds_ib_credit_take(&c, &g);
+	rds_ib_credit_refilled(&c, 3);
+	rds_ib_credit_take_ctrl(&c, &g);
+	credit_init(&c, 64, 64);
+	if (c.avail != 64 || c.used || c.unadv || c.peer_avail != 64 ||
+	    c.ctrl_busy || corked(&c, 64))
+		FAIL("reconnect after 10 sent: avail %u used %u unadv %u peer_avail %u busy %d",
+		     c.avail, c.used, c.unadv, c.peer_avail, c.ctrl_busy);
+
+	for (i = 0; i < 2; i++) {
+		credit_init(&c, 64, 64);
+		while (c.used < 10)
+			rds_ib_credit_take(&c, &g);
+		/* i == 0: the peer keeps all 10 refills back (a grant of
+		 * 0 rides on its next frame); i == 1: no grant yet.
+		 */
+		if (!i && !rds_ib_credit_recv(&c, false, 0, 64))
+			FAIL("a grant of 0 refused");
+		back = credit_give_back(&c, RDS_IB_CREDIT_KEEP, 255);
+		if (back != 50 || c.avail != 4 || c.used != 10 ||
+		    !corked(&c, 64))
+			FAIL("%s, gave back %u: %u left, %u in use (10), corked %d",
+			     i ? "10 on their way" : "10 kept back", back,
+			     c.avail, c.used, corked(&c, 64));
+	}
+	return 0;
+}
+
 #define POOL_CONNS	4
 
 struct pool {
@@ -679,6 +754,10 @@ struct gb_conn {
 	struct rds_ib_credit r;		/* the receiver's side */
 	int held, cap;
 	int kept;			/* refills kept back, not earned back */
+	int earned;			/* extra grants earning back credits
+					 * given back, since nothing was in
+					 * flight (below)
+					 */
 	u8 fw[GB_WIRE];			/* to the receiver: 0 data, n return */
 	u8 bw[GB_WIRE];			/* to the sender: grants */
 	u8 nf, nb;
@@ -809,12 +888,30 @@ static u32 gb_refill(struct gb *g, struct gb_conn *c)
 		g->free--;
 		if (c->kept)
 			c->kept--;
+		else
+			c->earned++;
 		return 2;
 	}
 	return 1;
 }
 
-static int gb_step(struct gb *g, int e, int i)
+/* Connection c's data frames sent and not granted back: on the wire,
+ * refills not yet granted and grants on their way back (an earn's extra
+ * grant counts as one more: the sender cannot tell it from a refill).
+ */
+static u32 gb_sent(const struct gb_conn *c)
+{
+	u32 sent = c->r.unadv;
+	int k;
+
+	for (k = 0; k < c->nf; k++)
+		sent += !c->fw[k];
+	for (k = 0; k < c->nb; k++)
+		sent += c->bw[k];
+	return sent;
+}
+
+static int gb_step_one(struct gb *g, int e, int i)
 {
 	struct gb_conn *c = &g->c[i];
 	u32 n, rel;
@@ -866,6 +963,21 @@ static int gb_step(struct gb *g, int e, int i)
 	return -1;
 }
 
+/* An event, then: with nothing in flight nor kept back, the credits in
+ * use are 0 (gb_check()), exact again, and the count of extras that may
+ * make them short starts over.
+ */
+static int gb_step(struct gb *g, int e, int i)
+{
+	struct gb_conn *c = &g->c[i];
+
+	if (gb_step_one(g, e, i))
+		return -1;
+	if (!gb_sent(c) && !c->kept)
+		c->earned = 0;
+	return 0;
+}
+
 /* After every event. */
 static int gb_check(const struct gb *g)
 {
@@ -873,17 +985,13 @@ static int gb_check(const struct gb *g)
 
 	for (i = 0; i < GB_CONNS; i++) {
 		const struct gb_conn *c = &g->c[i];
-		u32 inflight = 0, sent = c->r.unadv;
+		u32 inflight = 0, sent = gb_sent(c);
 
 		sum += c->held;
-		for (k = 0; k < c->nf; k++) {
+		for (k = 0; k < c->nf; k++)
 			inflight += c->fw[k] ? c->fw[k] : 1;
-			sent += !c->fw[k];
-		}
-		for (k = 0; k < c->nb; k++) {
+		for (k = 0; k < c->nb; k++)
 			inflight += c->bw[k];
-			sent += c->bw[k];
-		}
 		if ((u32)c->held != 1 + c->r.peer_avail + c->r.unadv)
 			FAIL("give-back B %d: connection %d holds %d, promised 1 + %u + %u",
 			     g->b, i, c->held, c->r.peer_avail, c->r.unadv);
@@ -903,6 +1011,14 @@ static int gb_check(const struct gb *g)
 		if (c->s.used > sent + c->kept)
 			FAIL("give-back B %d: connection %d: %u in use, %u sent and not granted back, %d kept back",
 			     g->b, i, c->s.used, sent, c->kept);
+		/* A lower estimate: sent + kept - used is the extra grants
+		 * that earned back credits given back and were taken off
+		 * (each grant received takes its count off), less what the
+		 * floor at 0 left out; so short by at most earned.
+		 */
+		if (c->s.used + c->earned < sent + c->kept)
+			FAIL("give-back B %d: connection %d: %u in use, %u sent and not granted back, %d kept back, %d earned back",
+			     g->b, i, c->s.used, sent, c->kept, c->earned);
 	}
 	if (sum != g->b)
 		FAIL("give-back B %d: %d free and held", g->b, sum);
@@ -1024,7 +1140,7 @@ static int gb_check_live(const struct gb *g0)
  * depth left they were explored with.
  */
 #define GB_HASH_BITS	20
-#define GB_KEY		(GB_CONNS * (10 + 2 * GB_WIRE) + 1)
+#define GB_KEY		(GB_CONNS * (11 + 2 * GB_WIRE) + 1)
 
 struct gb_seen {
 	u8 key[GB_KEY];
@@ -1047,6 +1163,7 @@ static void gb_key(const struct gb *g, u8 *key)
 		key[k++] = c->s.avail;
 		key[k++] = c->s.used;
 		key[k++] = c->kept;
+		key[k++] = c->earned;
 		key[k++] = c->s.ctrl_busy;
 		key[k++] = c->r.peer_avail;
 		key[k++] = c->r.unadv;
@@ -1148,7 +1265,7 @@ int main(int argc, char **argv)
 	int f;
 
 	rng = seed | 1;
-	printf("TAP version 13\n1..%zu\n", sizeof(cfg) / sizeof(cfg[0]) + 19);
+	printf("TAP version 13\n1..%zu\n", sizeof(cfg) / sizeof(cfg[0]) + 23);
 	printf("# seed 0x%llx (rerun: %s 0x%llx)\n", (unsigned long long)seed,
 	       argv[0], (unsigned long long)seed);
 
@@ -1250,6 +1367,27 @@ int main(int argc, char **argv)
 	failures = f + !w;
 	report("negative control: the corking rule by the grant less avail is caught after a give-back", f);
 
+	f = failures;
+	reinit_and_keep_back();
+	report("grant 64, keep 4: an init over a used state (a reconnect) leaves none in use; 10 kept back or on their way stay in use after a give-back of 50", f);
+
+	for (k = 0; k < 2; k++) {
+		f = failures;
+		quiet = true;
+		if (k)
+			credit_give_back = give_back_lowers_used;
+		else
+			credit_init = init_keeps_used;
+		reinit_and_keep_back();
+		credit_init = rds_ib_credit_init;
+		credit_give_back = rds_ib_credit_give_back;
+		quiet = false;
+		w = failures > f;
+		failures = f + !w;
+		report(k ? "negative control: a give-back that lowers the credits in use is caught" :
+			   "negative control: an init that keeps the credits in use is caught", f);
+	}
+
 	gb_seen = calloc((size_t)1 << GB_HASH_BITS, sizeof(*gb_seen));
 	if (!gb_seen) {
 		printf("Bail out! no memory for the give-back model\n");
@@ -1258,7 +1396,7 @@ int main(int argc, char **argv)
 	f = failures;
 	gb_exhaustive(GB_DEPTH);
 	snprintf(name, sizeof(name),
-		 "give-back, %d connections, every order to depth %d, keep 1..2, want keep+2..keep+3, pools 3(keep+1)..3want+2: %lu states (%lu unrecorded), promised == granted, grants within min..setup, no starvation, idle ones give back, a sender regains its setup grant, credits in use within the grant and those sent or kept back, none but kept back when idle, an idle connection not corked",
+		 "give-back, %d connections, every order to depth %d, keep 1..2, want keep+2..keep+3, pools 3(keep+1)..3want+2: %lu states (%lu unrecorded), promised == granted, grants within min..setup, no starvation, idle ones give back, a sender regains its setup grant, credits in use within the grant and those sent or kept back, short of them by at most the extras earned back since nothing was in flight, none but kept back when idle, an idle connection not corked",
 		 GB_CONNS, GB_DEPTH, gb_states, gb_full);
 	report(name, f);
 
@@ -1282,7 +1420,7 @@ int main(int argc, char **argv)
 	report("give-back, 300 random walks of 3000 events, keep 4, want 2..129", f);
 
 	/* Negative controls: each broken rule must be caught. */
-	for (k = 0; k < 7; k++) {
+	for (k = 0; k < 8; k++) {
 		static const char *const what[] = {
 			"a sender that does not lower its count after a return",
 			"a receiver releasing one buffer too many",
@@ -1291,6 +1429,7 @@ int main(int argc, char **argv)
 			"the corking rule by the grant less avail",
 			"credits in use not floored at 0",
 			"credits in use that grants do not lower",
+			"a return that lowers the credits in use",
 		};
 
 		f = failures;
@@ -1307,8 +1446,10 @@ int main(int argc, char **argv)
 			corked = corked_by_avail;
 		else if (k == 5)
 			gb_grant_recv = grant_recv_unfloored;
-		else
+		else if (k == 6)
 			gb_grant_recv = grant_recv_keeps_used;
+		else
+			gb_give_back = give_back_lowers_used;
 		gb_exhaustive(GB_DEPTH);
 		gb_give_back = rds_ib_credit_give_back;
 		gb_release = rds_ib_pool_release;
