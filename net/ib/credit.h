@@ -33,7 +33,7 @@
 
 struct rds_ib_credit {
 	u32	avail;		/* data sends the peer granted us, unused */
-	u32	used;		/* data sends not yet granted back (below) */
+	u32	used;		/* data sends not granted back, or fewer */
 	u32	unadv;		/* receives we refilled, not yet granted */
 	u32	peer_avail;	/* our grants the peer has not used yet */
 	bool	ctrl_busy;	/* a control frame awaits its send completion */
@@ -68,18 +68,29 @@ bool rds_ib_credit_recv(struct rds_ib_credit *c, bool data, u8 grant,
 /* We refilled n receive buffers (used by data frames) for this connection. */
 void rds_ib_credit_refilled(struct rds_ib_credit *c, u32 n);
 
-/* The credits in use (used): data frames sent whose buffers the peer has
- * not granted back yet, on the wire, waiting for their refill or with
- * their grant on its way.  Each data frame adds one, each grant received
- * takes its count off, down to 0: a peer grants more than we used when
- * it earns back what we gave back (below).  Credits given back are not
- * in use; a credit the peer kept back (its pool in debt) is, until an
- * earn's extra grant takes it off: we cannot tell a kept-back refill
- * from a late one.  So used is the peer's grant less avail until our
- * first give-back and never more (a correct peer never grants beyond
- * it), and 0 once the peer granted the refills of everything sent,
- * unless it kept some back: on a connection idle since its give-back,
- * after the ACK that followed its last frame (an ACK carries refills).
+/* The credits in use (used): each data frame adds one, each grant
+ * received takes its count off, down to 0.  What it estimates: the data
+ * frames sent whose buffers the peer has not granted back yet (on the
+ * wire, waiting for their refill or with their grant on its way), and
+ * the refills the peer kept back (its pool in debt) until an earn's
+ * extra grant takes them off (we cannot tell a kept-back refill from a
+ * late one).  Credits given back are not in use.  It is exact until our
+ * first give-back (the peer's grant less avail; a correct peer never
+ * grants beyond it) and never above those frames, but after a give-back
+ * it is only a lower estimate: while the peer earns the credits back it
+ * grants two for a frame, and the extra one comes off used although
+ * other frames still await their refill.  It is short by at most the
+ * extra grants received since nothing was last in flight nor kept back
+ * (so by at most the credits given back), and exact again, 0, whenever
+ * nothing is: on a connection idle since its give-back, after the ACK
+ * that followed its last frame (an ACK carries refills).  It may read 0
+ * with frames still in flight.  Simulated with a grant of 64 after a
+ * give-back of 60: 31 in use while 53 were in flight, steadily, and 42
+ * at a peak of 64.  The cost: a lone small message may go alone where
+ * the exact count would cork it (and credits_peak reads low); never a
+ * cork that waits for ever (a count that corks has as many frames in
+ * flight or kept back, and a cork needs a message not yet acknowledged
+ * too, whose ACK is certain: send.c).
  *
  * Whether the credits in use are an eighth of grant (what the peer
  * granted at the handshake) or more, at least one: the corking rule of

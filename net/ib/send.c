@@ -259,7 +259,9 @@ void rds_ib_hdr_finish(struct rds_ib_conn *ic, struct rds_ib_send_slot *s,
 	ic->i_rx_unacked_bytes = 0;
 }
 
-/* The credits_peak level: credits in use, not those given back. */
+/* The credits_peak level: credits in use, not those given back (after a
+ * give-back a lower estimate: rds_ib_credit_corked()).
+ */
 static void rds_ib_credits_peak(struct rds_ib_conn *ic)
 {
 	u64 used = ic->i_credit.used;
@@ -514,8 +516,10 @@ static bool rds_ib_packable(struct rds_ib_conn *ic, struct rds_message *rm)
 
 /* Whether small messages wait to be packed even with nothing queued
  * behind them: while an eighth of the peer's grant or more is in use
- * (sent and not yet granted back: credits given back do not count,
- * rds_ib_credit_corked()) and messages posted are not yet acknowledged.
+ * (sent and not yet granted back: credits given back do not count; after
+ * a give-back a lower estimate, so a message may go alone where an exact
+ * count would hold it: rds_ib_credit_corked()) and messages posted are
+ * not yet acknowledged.
  * They could not reach the peer before those frames anyway, and a frame
  * that kicks the send work, which posts what is held, is certain: the
  * peer's ACK of the messages posted (delayed by a tick at most;
