@@ -245,7 +245,12 @@ enum rds_ib_ml6_event {
 /* The memory after ev, given it before (was) and what our request was
  * (sent; for the two PEER events, what our last one was); *raced counts
  * the refusals with the int 1 of the kernel's request in a row, and
- * every other event sets it to 0:
+ * every other event sets it to 0.  Events are the peer's answers and
+ * requests only (cm.c, mlcm.c): an attempt that fails without an answer
+ * (its timeout, UNREACHABLE, CONNECT_ERROR, an address or route error)
+ * or that the IB CM refuses (RDS_IB_REJ_NONE) neither counts nor resets,
+ * so the race refusals of episodes with no connection between them add
+ * up (at most one more refusal of our handshake per 32):
  * - its refusal of our handshake: it runs the kernel's RDS (the next
  *   request is its own); nothing else sets the memory;
  * - a refusal with the int 1 of its own request: the kernel's RDS makes
@@ -255,7 +260,9 @@ enum rds_ib_ml6_event {
  *   ours older than the step that accepts the kernel's requests refuses
  *   them so too, and would be reached only when it connects to us (its
  *   request is ours: PEER_OURS).  At the default backoff (1 s at most) 32
- *   attempts take 11 s or more; the kernel's request goes again every 5 s
+ *   attempts it paces take 11 s or more (a connection with an empty
+ *   send queue reconnects at once on the next send: rds_ib_conn_connect()
+ *   has no delay); the kernel's request goes again every 5 s
  *   or so (the IB CM's timeout) while its attempt lasts.  The cost: such
  *   a module is reached at our 33rd attempt; a race as long as 32 of our
  *   attempts costs one more refusal of our handshake;
@@ -264,7 +271,9 @@ enum rds_ib_ml6_event {
  * - a request or accept of ours: it does not;
  * - a request in its layout that we accept, or an accept in it, leaves
  *   the memory as it was: anyone can send such a request for the address
- *   of a peer of ours, and the memory is set before we send one;
+ *   of a peer of ours, and the memory is set before we send one (the
+ *   count is set to 0 at the request, forged or not: Documentation/
+ *   interop.md, "Still open");
  * - anything else after our handshake leaves the memory as it was.
  */
 bool rds_ib_ml6_remember(bool was, enum rds_ib_req_kind sent,
