@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * How many receive buffers a device's shared receive queue holds: the
+ * rule, as pure code (no locks, no allocation), compiled into the module
+ * and into the user-space unit test tools/testing/unit/srqsize_test.
+ *
+ * The SRQ is created for max buffers and starts with min of them posted
+ * (ib_srq_size).  A device work item looks at the pool once a tick
+ * (srq.c) and asks rds_ib_srq_resize() what to do:
+ *   - grow: the pool is in debt (its grants promise more buffers than it
+ *     has, credit.h) and below max: add one step of buffers, or what is
+ *     left up to max.  Each buffer added is free, so it pays the debt
+ *     first;
+ *   - shrink: the pool is above min and has had twice a step of buffers
+ *     that no connection was promised for RDS_IB_SRQ_IDLE_TICKS ticks in
+ *     a row: retire one step, never more than would leave a step free
+ *     nor take it below min; then one step a tick for as long as that
+ *     lasts;
+ *   - otherwise nothing.
+ * A step is a quarter of min (at least one buffer).  The hysteresis: a
+ * pool grows only in debt and shrinks only with two steps free, and a
+ * shrink leaves a step free, so that with the same grants it neither
+ * grows again nor shrinks into debt: the size never swings back and
+ * forth while demand stays put.
+ */
+#ifndef _RDS_IB_SRQSIZE_H
+#define _RDS_IB_SRQSIZE_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include "kshim.h"
+#endif
+
+/* Ticks in a row with buffers to spare before the pool shrinks. */
+#define RDS_IB_SRQ_IDLE_TICKS	10
+
+struct rds_ib_srq_sizing {
+	u32	min;		/* buffers posted at setup: the floor */
+	u32	max;		/* the SRQ's capacity: the ceiling */
+	u32	idle;		/* ticks in a row with buffers to spare */
+};
+
+/* Buffers added or retired in one tick at most. */
+u32 rds_ib_srq_step(const struct rds_ib_srq_sizing *s);
+
+/* One tick: free is the pool's free count now (below zero: debt), pool
+ * the buffers in it (min..max).  Returns how many buffers to add (> 0)
+ * or retire (< 0), and counts s->idle.
+ */
+int rds_ib_srq_resize(struct rds_ib_srq_sizing *s, int free, u32 pool);
+
+#endif /* _RDS_IB_SRQSIZE_H */
