@@ -21,7 +21,15 @@
 unsigned int rds_ib_srq_size = 1024;
 module_param_named(ib_srq_size, rds_ib_srq_size, uint, 0444);
 MODULE_PARM_DESC(ib_srq_size,
-		 "Receive buffers of each device's shared receive queue (default 1024)");
+		 "Receive buffers of each device's shared receive queue at first (default 1024)");
+
+/* What the SRQ may grow to under pressure (srqsize.h); 0: 4 x ib_srq_size.
+ * A buffer takes 8 KiB and a 48-byte header slot.
+ */
+unsigned int rds_ib_srq_max;
+module_param_named(ib_srq_max, rds_ib_srq_max, uint, 0444);
+MODULE_PARM_DESC(ib_srq_max,
+		 "Receive buffers each device's shared receive queue may grow to, of 8240 bytes each (default 0: 4 x ib_srq_size)");
 
 static bool rds_ib_no_srq;
 module_param_named(ib_no_srq, rds_ib_no_srq, bool, 0444);
@@ -97,6 +105,7 @@ static bool rds_ib_device_usable(struct ib_device *dev)
 static int rds_ib_add_one(struct ib_device *dev)
 {
 	struct rds_ib_device *rdev;
+	unsigned int min, max;
 	int ret;
 
 	if (!rds_ib_device_usable(dev))
@@ -123,10 +132,9 @@ static int rds_ib_add_one(struct ib_device *dev)
 		goto err_free;
 	}
 	/* Room for every receive that can complete at once, plus one. */
+	rds_ib_srq_sizes(dev, &min, &max);
 	rdev->rd_recv_cq = rds_fault() ? ERR_PTR(-ENOMEM) :
-			   ib_alloc_cq_any(dev, rdev,
-					   min_t(unsigned int, rds_ib_srq_size,
-						 dev->attrs.max_srq_wr) + 1,
+			   ib_alloc_cq_any(dev, rdev, max + 1,
 					   rds_ib_test_rx_poll_ctx());
 	if (IS_ERR(rdev->rd_recv_cq)) {
 		ret = PTR_ERR(rdev->rd_recv_cq);
@@ -141,10 +149,10 @@ static int rds_ib_add_one(struct ib_device *dev)
 	mutex_unlock(&rds_ib_devices_lock);
 	ib_set_client_data(dev, &rds_ib_client, rdev);
 
-	pr_info("%s: added: %s receive, %u buffers of %u bytes (%u KiB)\n",
-		dev_name(&dev->dev), rdev->rd_rx_ops->name, rdev->rd_rx_nr,
-		rdev->rd_frag_size,
-		rdev->rd_rx_nr * RDS_IB_RX_BYTES / 1024);
+	pr_info("%s: added: %s receive, %u buffers of %u bytes (%llu bytes), up to %u (%llu bytes)\n",
+		dev_name(&dev->dev), rdev->rd_rx_ops->name, rdev->rd_rx_min,
+		rdev->rd_frag_size, (u64)rdev->rd_rx_min * rdev->rd_frag_size,
+		rdev->rd_rx_max, (u64)rdev->rd_rx_max * rdev->rd_frag_size);
 	return 0;
 
 err_cq:

@@ -25,11 +25,13 @@
 #include "frame.h"
 #include "hs.h"
 #include "sendq.h"
+#include "srqsize.h"
 
 struct rds_ib_device;
 struct rds_ib_conn;
 struct rds_ib_attempt;
 struct rds_ib_peer;
+struct rds_ib_hdr_page;
 
 /* One receive buffer: a header slot and a page, for one frame. */
 struct rds_ib_rx_buf {
@@ -150,14 +152,35 @@ struct rds_ib_device {
 	struct ib_cq		*rd_recv_cq;	/* shared by every QP's receives */
 	const struct rds_ib_rx_ops *rd_rx_ops;
 
-	/* Shared receive queue (rds_ib_srq_ops). */
+	/* Shared receive queue (rds_ib_srq_ops), created for rd_rx_max
+	 * buffers (slots of rd_rx_bufs, each with a header slot in
+	 * rd_hdr_pages), of which rd_rx_min are posted at setup; it grows
+	 * and shrinks between the two (srqsize.h, rds_ib_srq_resize_work()).
+	 * rd_rx_used: the slots whose buffer has a page, set only by setup
+	 * and the resize work (one at a time), cleared by receive
+	 * completions that retire a buffer.
+	 */
 	struct ib_srq		*rd_srq;
-	void			*rd_hdrs;	/* rd_rx_nr header slots */
-	u64			rd_hdrs_dma;
-	struct rds_ib_rx_buf	*rd_rx_bufs;	/* rd_rx_nr buffers */
-	unsigned int		rd_rx_nr;
+	struct rds_ib_hdr_page	*rd_hdr_pages;
+	unsigned int		rd_hdr_npages;	/* allocated and mapped */
+	struct rds_ib_rx_buf	*rd_rx_bufs;
+	unsigned long		*rd_rx_used;
+	unsigned int		rd_rx_min;
+	unsigned int		rd_rx_max;
 	unsigned int		rd_frag_size;	/* bytes a receive buffer takes */
 	atomic_t		rd_rx_posted;	/* buffers on the SRQ */
+	atomic_t		rd_rx_live;	/* buffers with a page */
+	/* posted buffers to free, not repost, at their next completion:
+	 * taken out of the pool by a shrink, not yet freed
+	 */
+	atomic_t		rd_rx_retire;
+	/* buffers in the pool: live ones not retiring.  Written by setup
+	 * and the resize work only (WRITE_ONCE: /proc reads it).
+	 */
+	unsigned int		rd_rx_pool;
+	struct rds_ib_srq_sizing rd_rx_sizing;	/* the resize work's */
+	/* runs: once a tick while the pool is in debt or above rd_rx_min */
+	struct delayed_work	rd_rx_resize;
 	bool			rd_rx_dying;	/* SRQ going away: no reposts */
 	/* A QP of its own on rd_recv_cq, never connected: a flushed
 	 * receive of it marks the point in the shared CQ after which no
@@ -187,6 +210,7 @@ struct rds_ib_device {
 extern const struct rds_ib_rx_ops rds_ib_srq_ops;
 extern const struct rds_ib_rx_ops rds_ib_ring_ops;
 extern unsigned int rds_ib_srq_size;
+extern unsigned int rds_ib_srq_max;
 
 /* Frames on the wire (frame.h): every SEND is one 48-byte RDS header
  * followed by one fragment (at most RDS_IB_FRAG bytes) of a message, by
@@ -268,6 +292,10 @@ enum {
 	RDS_IB_C_CREDITS_RETURNED,	/* credits they gave back */
 	RDS_IB_C_CREDITS_RELEASED,	/* SRQ buffers released on returns */
 	RDS_IB_C_PACK_COPIES,		/* packed frames' copies held now */
+	RDS_IB_C_SRQ_GROWN,		/* buffers added to SRQ pools */
+	RDS_IB_C_SRQ_SHRUNK,		/* buffers taken out to retire */
+	RDS_IB_C_SRQ_RETIRED,		/* retired buffers freed */
+	RDS_IB_C_SRQ_GROW_FAIL,		/* no page for a buffer to add */
 	RDS_IB_C_MAX,
 };
 
@@ -651,6 +679,8 @@ void rds_ib_inc_free(struct rds_incoming *inc);
 
 /* srq.c */
 extern atomic_t rds_ib_rx_pages;
+void rds_ib_srq_sizes(const struct ib_device *dev, unsigned int *min,
+		      unsigned int *max);
 int rds_ib_srq_post(struct rds_ib_device *rdev, struct rds_ib_rx_buf *buf);
 void rds_ib_rx_buf_wr(struct rds_ib_rx_buf *buf, struct ib_recv_wr *wr,
 		      struct ib_sge *sge);

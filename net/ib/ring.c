@@ -168,7 +168,6 @@ static void rds_ib_ring_conn_stop(struct rds_ib_conn *ic)
 /* Nothing per device: every connection brings its own buffers. */
 static int rds_ib_ring_setup(struct rds_ib_device *rdev)
 {
-	rdev->rd_rx_nr = 0;
 	rdev->rd_frag_size = RDS_IB_HDR_BYTES + RDS_IB_RX_BYTES;
 	return 0;
 }

@@ -9,9 +9,16 @@
  * Completions come on the device's shared receive CQ; a buffer goes back
  * on the SRQ as soon as its fragment has been taken (refill from the
  * completion path).
+ *
+ * The SRQ is created for ib_srq_max buffers and starts with ib_srq_size
+ * of them; a device work item adds buffers while the pool is in debt and
+ * retires them when it has had buffers to spare for a while (the rule:
+ * srqsize.h).  A retired buffer stays posted until a frame lands in it:
+ * its completion then frees it instead of posting it again.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -39,10 +46,30 @@ MODULE_PARM_DESC(ib_rx_pages, "Receive buffer pages held by all devices (read on
 /* Bytes of the RDS header that precedes every fragment on the wire. */
 #define RDS_IB_HDR_BYTES	sizeof(struct rds_header)
 
-/* Where the header of buffer i lands. */
-static u64 rds_ib_srq_hdr_dma(struct rds_ib_device *rdev, unsigned int i)
+/* Header slots come in pages, each mapped for the device: a single
+ * array for thousands of buffers would take a high-order allocation.
+ */
+struct rds_ib_hdr_page {
+	void	*addr;
+	u64	dma;
+};
+
+#define RDS_IB_HDRS_PER_PAGE	(PAGE_SIZE / RDS_IB_HDR_BYTES)
+
+/* How often the resize work looks at a pool that is in debt or above its
+ * initial size (a tick of srqsize.h).
+ */
+#define RDS_IB_SRQ_TICK		HZ
+
+void rds_ib_srq_sizes(const struct ib_device *dev, unsigned int *min,
+		      unsigned int *max)
 {
-	return rdev->rd_hdrs_dma + (u64)i * RDS_IB_HDR_BYTES;
+	u32 lim = dev->attrs.max_srq_wr > 1 ? dev->attrs.max_srq_wr - 1 : 1;
+	u64 want = READ_ONCE(rds_ib_srq_max) ?:
+		   4ULL * READ_ONCE(rds_ib_srq_size);
+
+	*min = min_t(u32, READ_ONCE(rds_ib_srq_size), lim);
+	*max = clamp_t(u64, want, *min, lim);
 }
 
 /* The receive work request of a buffer: header slot, then the page. */
@@ -161,6 +188,24 @@ int rds_ib_srq_post(struct rds_ib_device *rdev, struct rds_ib_rx_buf *buf)
 	return ret;
 }
 
+/* A buffer whose frame was taken (receive completion): freed rather than
+ * posted again while the pool has buffers to retire (rds_ib_srq_shrink()).
+ * Unmapping and freeing a page is fine in softirq context.
+ */
+static bool rds_ib_srq_retire(struct rds_ib_device *rdev,
+			      struct rds_ib_rx_buf *buf)
+{
+	if (likely(!atomic_read(&rdev->rd_rx_retire)) ||
+	    atomic_dec_if_positive(&rdev->rd_rx_retire) < 0)
+		return false;
+	rds_ib_rx_buf_free(buf);
+	atomic_dec(&rdev->rd_rx_live);
+	rds_ib_count(RDS_IB_C_SRQ_RETIRED);
+	/* done with the slot: the resize work may fill it again */
+	clear_bit_unlock(buf - rdev->rd_rx_bufs, rdev->rd_rx_used);
+	return true;
+}
+
 /* Runs in softirq context from the shared receive CQ (a workqueue with
  * the test-only ib_rx_poll_wq, rx_hook.c).  The buffer goes back on the
  * SRQ as soon as its frame has been taken (copied out).
@@ -187,27 +232,197 @@ static void rds_ib_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		rds_ib_conn_error(wc->qp->qp_context, "receive error");
 	}
 	rds_ib_rx_buf_sync(buf, false);
+	if (rds_ib_srq_retire(rdev, buf))
+		return;
 	if (rds_ib_srq_post(rdev, buf))
 		pr_warn_ratelimited("%s: cannot repost a receive buffer\n",
 				    dev_name(&dev->dev));
 }
 
-static void rds_ib_srq_free_bufs(struct rds_ib_device *rdev, unsigned int n)
+/* Frees every buffer that has a page, whatever its state (posted,
+ * retiring, never given back by a completion), and the slots.
+ */
+static void rds_ib_srq_free_mem(struct rds_ib_device *rdev)
 {
+	struct ib_device *dev = rdev->rd_dev;
 	unsigned int i;
 
-	for (i = 0; i < n; i++)
-		rds_ib_rx_buf_free(&rdev->rd_rx_bufs[i]);
+	if (rdev->rd_rx_used) {
+		for_each_set_bit(i, rdev->rd_rx_used, rdev->rd_rx_max)
+			rds_ib_rx_buf_free(&rdev->rd_rx_bufs[i]);
+		bitmap_free(rdev->rd_rx_used);
+		rdev->rd_rx_used = NULL;
+	}
+	atomic_set(&rdev->rd_rx_live, 0);
 	kvfree(rdev->rd_rx_bufs);
 	rdev->rd_rx_bufs = NULL;
+	for (i = 0; i < rdev->rd_hdr_npages; i++) {
+		struct rds_ib_hdr_page *hp = &rdev->rd_hdr_pages[i];
+
+		ib_dma_unmap_single(dev, hp->dma, PAGE_SIZE, DMA_FROM_DEVICE);
+		free_page((unsigned long)hp->addr);
+	}
+	rdev->rd_hdr_npages = 0;
+	kfree(rdev->rd_hdr_pages);
+	rdev->rd_hdr_pages = NULL;
 }
 
-static void rds_ib_srq_free_hdrs(struct rds_ib_device *rdev)
+/* The header slots of rd_rx_max buffers, and the slots themselves. */
+static int rds_ib_srq_alloc_slots(struct rds_ib_device *rdev)
 {
-	ib_dma_unmap_single(rdev->rd_dev, rdev->rd_hdrs_dma,
-			    rdev->rd_rx_nr * RDS_IB_HDR_BYTES, DMA_FROM_DEVICE);
-	kfree(rdev->rd_hdrs);
-	rdev->rd_hdrs = NULL;
+	unsigned int n = DIV_ROUND_UP(rdev->rd_rx_max, RDS_IB_HDRS_PER_PAGE);
+	struct ib_device *dev = rdev->rd_dev;
+	unsigned int i;
+
+	rdev->rd_hdr_pages = rds_fault() ? NULL :
+			     kcalloc(n, sizeof(*rdev->rd_hdr_pages),
+				     GFP_KERNEL);
+	if (!rdev->rd_hdr_pages)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct rds_ib_hdr_page *hp = &rdev->rd_hdr_pages[i];
+
+		hp->addr = i == 0 && rds_fault() ? NULL :
+			   (void *)get_zeroed_page(GFP_KERNEL);
+		if (!hp->addr)
+			return -ENOMEM;
+		hp->dma = ib_dma_map_single(dev, hp->addr, PAGE_SIZE,
+					    DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(dev, hp->dma)) {
+			free_page((unsigned long)hp->addr);
+			return -ENOMEM;
+		}
+		rdev->rd_hdr_npages++;
+	}
+
+	rdev->rd_rx_bufs = rds_fault() ? NULL :
+			   kvcalloc(rdev->rd_rx_max, sizeof(*rdev->rd_rx_bufs),
+				    GFP_KERNEL);
+	rdev->rd_rx_used = bitmap_zalloc(rdev->rd_rx_max, GFP_KERNEL);
+	if (!rdev->rd_rx_bufs || !rdev->rd_rx_used)
+		return -ENOMEM;
+	for (i = 0; i < rdev->rd_rx_max; i++) {
+		struct rds_ib_rx_buf *buf = &rdev->rd_rx_bufs[i];
+		struct rds_ib_hdr_page *hp =
+			&rdev->rd_hdr_pages[i / RDS_IB_HDRS_PER_PAGE];
+		unsigned int off = i % RDS_IB_HDRS_PER_PAGE * RDS_IB_HDR_BYTES;
+
+		buf->rb_dev = rdev;
+		buf->rb_cqe.done = rds_ib_srq_recv_done;
+		buf->rb_hdr = hp->addr + off;
+		buf->rb_hdr_dma = hp->dma + off;
+	}
+	return 0;
+}
+
+/* Give slot i a page (the first free slot, from setup or the resize work
+ * only): false if none could be had.
+ */
+static bool rds_ib_srq_fill(struct rds_ib_device *rdev, unsigned int i,
+			    bool may_fail)
+{
+	if (test_and_set_bit_lock(i, rdev->rd_rx_used))
+		return false;
+	if (rds_ib_rx_buf_alloc(&rdev->rd_rx_bufs[i], may_fail)) {
+		clear_bit_unlock(i, rdev->rd_rx_used);
+		return false;
+	}
+	atomic_inc(&rdev->rd_rx_live);
+	return true;
+}
+
+static void rds_ib_srq_unfill(struct rds_ib_device *rdev, unsigned int i)
+{
+	rds_ib_rx_buf_free(&rdev->rd_rx_bufs[i]);
+	atomic_dec(&rdev->rd_rx_live);
+	clear_bit_unlock(i, rdev->rd_rx_used);
+}
+
+/* Add n buffers to the pool (the resize work): the ones still posted that
+ * were to be retired come back first, then new ones are allocated and
+ * posted.  Each is free: it pays the pool's debt first.  A buffer that
+ * cannot be had is counted and ends the step (the next tick tries again).
+ */
+static void rds_ib_srq_grow(struct rds_ib_device *rdev, unsigned int n)
+{
+	unsigned int i, added = 0;
+	int r, back;
+
+	do {
+		r = atomic_read(&rdev->rd_rx_retire);
+		back = min_t(int, r, n);
+	} while (back > 0 &&
+		 atomic_cmpxchg(&rdev->rd_rx_retire, r, r - back) != r);
+	if (back > 0)
+		added = back;
+	while (added < n) {
+		/* none while retired ones are still being freed */
+		i = find_first_zero_bit(rdev->rd_rx_used, rdev->rd_rx_max);
+		if (i >= rdev->rd_rx_max)
+			break;
+		if (!rds_ib_srq_fill(rdev, i, true)) {
+			rds_ib_count(RDS_IB_C_SRQ_GROW_FAIL);
+			break;
+		}
+		if (rds_ib_srq_post(rdev, &rdev->rd_rx_bufs[i])) {
+			rds_ib_srq_unfill(rdev, i);
+			rds_ib_count(RDS_IB_C_SRQ_GROW_FAIL);
+			break;
+		}
+		added++;
+	}
+	WRITE_ONCE(rdev->rd_rx_pool, rdev->rd_rx_pool + added);
+	atomic_add(added, &rdev->rd_rx_free);
+	atomic64_add(added, &rds_ib_counters[RDS_IB_C_SRQ_GROWN]);
+}
+
+/* Take up to n free buffers out of the pool (the resize work), never
+ * putting it in debt: they are retired as frames land in them.
+ */
+static void rds_ib_srq_shrink(struct rds_ib_device *rdev, unsigned int n)
+{
+	int free, take;
+
+	do {
+		free = atomic_read(&rdev->rd_rx_free);
+		take = min_t(int, n, max(free, 0));
+	} while (take > 0 &&
+		 atomic_cmpxchg(&rdev->rd_rx_free, free, free - take) != free);
+	if (take <= 0)
+		return;
+	WRITE_ONCE(rdev->rd_rx_pool, rdev->rd_rx_pool - take);
+	atomic_add(take, &rdev->rd_rx_retire);
+	atomic64_add(take, &rds_ib_counters[RDS_IB_C_SRQ_SHRUNK]);
+}
+
+/* Look at the pool again in a tick while it is in debt (it may grow) or
+ * above its initial size (it may shrink).
+ */
+static void rds_ib_srq_watch(struct rds_ib_device *rdev)
+{
+	queue_delayed_work(system_wq, &rdev->rd_rx_resize, RDS_IB_SRQ_TICK);
+}
+
+/* A tick of srqsize.h.  Runs one at a time (a work item), in process
+ * context: buffers are allocated with GFP_KERNEL.  Cancelled before the
+ * SRQ goes (rds_ib_srq_teardown()).
+ */
+static void rds_ib_srq_resize_work(struct work_struct *work)
+{
+	struct rds_ib_device *rdev = container_of(to_delayed_work(work),
+						  struct rds_ib_device,
+						  rd_rx_resize);
+	int d;
+
+	d = rds_ib_srq_resize(&rdev->rd_rx_sizing,
+			      atomic_read(&rdev->rd_rx_free), rdev->rd_rx_pool);
+	if (d > 0)
+		rds_ib_srq_grow(rdev, d);
+	else if (d < 0)
+		rds_ib_srq_shrink(rdev, -d);
+	if (rdev->rd_rx_pool > rdev->rd_rx_min ||
+	    atomic_read(&rdev->rd_rx_free) < 0)
+		rds_ib_srq_watch(rdev);
 }
 
 static void rds_ib_srq_teardown(struct rds_ib_device *rdev);
@@ -264,49 +479,37 @@ static int rds_ib_srq_setup(struct rds_ib_device *rdev)
 	unsigned int n, i;
 	int ret;
 
-	n = min_t(unsigned int, rds_ib_srq_size, dev->attrs.max_srq_wr - 1);
-	rdev->rd_rx_nr = n;
+	rds_ib_srq_sizes(dev, &rdev->rd_rx_min, &rdev->rd_rx_max);
+	n = rdev->rd_rx_min;
+	rdev->rd_rx_sizing.min = n;
+	rdev->rd_rx_sizing.max = rdev->rd_rx_max;
+	rdev->rd_rx_pool = n;
 	atomic_set(&rdev->rd_rx_free, n);
 	rdev->rd_frag_size = RDS_IB_HDR_BYTES + RDS_IB_RX_BYTES;
+	INIT_DELAYED_WORK(&rdev->rd_rx_resize, rds_ib_srq_resize_work);
 
-	attr.attr.max_wr = n;
+	attr.attr.max_wr = rdev->rd_rx_max;
 	attr.attr.max_sge = 2;
 	rdev->rd_srq = rds_fault() ? ERR_PTR(-ENOMEM) :
 		       ib_create_srq(rdev->rd_pd, &attr);
 	if (IS_ERR(rdev->rd_srq))
 		return PTR_ERR(rdev->rd_srq);
 
-	ret = -ENOMEM;
-	rdev->rd_hdrs = rds_fault() ? NULL :
-			kcalloc(n, RDS_IB_HDR_BYTES, GFP_KERNEL);
-	if (!rdev->rd_hdrs)
-		goto err_srq;
-	rdev->rd_hdrs_dma = ib_dma_map_single(dev, rdev->rd_hdrs,
-					      n * RDS_IB_HDR_BYTES,
-					      DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(dev, rdev->rd_hdrs_dma))
-		goto err_hdrs;
-
-	rdev->rd_rx_bufs = rds_fault() ? NULL :
-			   kvcalloc(n, sizeof(*rdev->rd_rx_bufs), GFP_KERNEL);
-	if (!rdev->rd_rx_bufs)
-		goto err_map;
+	ret = rds_ib_srq_alloc_slots(rdev);
+	if (ret)
+		goto err;
 	for (i = 0; i < n; i++) {
-		struct rds_ib_rx_buf *buf = &rdev->rd_rx_bufs[i];
-
-		buf->rb_dev = rdev;
-		buf->rb_cqe.done = rds_ib_srq_recv_done;
-		buf->rb_hdr = rdev->rd_hdrs + i * RDS_IB_HDR_BYTES;
-		buf->rb_hdr_dma = rds_ib_srq_hdr_dma(rdev, i);
 		/* Inject at the first and last page only: a thousand sites
 		 * would make the fault test walk them all for nothing.
 		 */
-		if (rds_ib_rx_buf_alloc(buf, i == 0 || i == n - 1))
-			goto err_bufs;
+		if (!rds_ib_srq_fill(rdev, i, i == 0 || i == n - 1)) {
+			ret = -ENOMEM;
+			goto err;
+		}
 	}
 	ret = rds_ib_srq_drain_qp_create(rdev);
 	if (ret)
-		goto err_all_bufs;
+		goto err;
 	for (i = 0; i < n; i++) {
 		ret = rds_ib_srq_post(rdev, &rdev->rd_rx_bufs[i]);
 		if (ret) {
@@ -317,26 +520,19 @@ static int rds_ib_srq_setup(struct rds_ib_device *rdev)
 	}
 	return 0;
 
-err_all_bufs:
-	i = n;
-
-err_bufs:
-	rds_ib_srq_free_bufs(rdev, i);
-err_map:
-	ib_dma_unmap_single(dev, rdev->rd_hdrs_dma, n * RDS_IB_HDR_BYTES,
-			    DMA_FROM_DEVICE);
-err_hdrs:
-	kfree(rdev->rd_hdrs);
-err_srq:
+err:
+	rds_ib_srq_free_mem(rdev);
 	ib_destroy_srq(rdev->rd_srq);
 	return ret;
 }
 
 /* Every queue pair that used the SRQ is gone (they hold a device ref)
- * and was drained: no completion of theirs is left in rd_recv_cq.
+ * and was drained: no completion of theirs is left in rd_recv_cq, and
+ * nothing queues the resize work any more.
  */
 static void rds_ib_srq_teardown(struct rds_ib_device *rdev)
 {
+	cancel_delayed_work_sync(&rdev->rd_rx_resize);
 	WRITE_ONCE(rdev->rd_rx_dying, true);
 	ib_destroy_qp(rdev->rd_drain_qp);
 	rdev->rd_drain_qp = NULL;
@@ -346,8 +542,7 @@ static void rds_ib_srq_teardown(struct rds_ib_device *rdev)
 /* rd_recv_cq is freed: no receive completion can run any more. */
 static void rds_ib_srq_release(struct rds_ib_device *rdev)
 {
-	rds_ib_srq_free_bufs(rdev, rdev->rd_rx_nr);
-	rds_ib_srq_free_hdrs(rdev);
+	rds_ib_srq_free_mem(rdev);
 }
 
 /* The smallest grant: 4 credits and the control buffer. */
@@ -377,6 +572,9 @@ static int rds_ib_srq_conn_prepare(struct rds_ib_conn *ic,
 		 avail);
 	if (take < want)
 		rds_ib_count(RDS_IB_C_GRANTS_SHORT);
+	/* in debt: the SRQ may have to grow */
+	if (avail < take)
+		rds_ib_srq_watch(rdev);
 	ic->i_reserved = take;
 	ic->i_grant = take - 1;
 	attr->srq = rdev->rd_srq;

@@ -60,6 +60,10 @@ static const char *const rds_ib_counter_keys[RDS_IB_C_MAX] = {
 	[RDS_IB_C_CREDITS_RETURNED] = "credits_returned",
 	[RDS_IB_C_CREDITS_RELEASED] = "credits_released",
 	[RDS_IB_C_PACK_COPIES]	= "pack_copies",
+	[RDS_IB_C_SRQ_GROWN]	= "srq_grown",
+	[RDS_IB_C_SRQ_SHRUNK]	= "srq_shrunk",
+	[RDS_IB_C_SRQ_RETIRED]	= "srq_retired",
+	[RDS_IB_C_SRQ_GROW_FAIL] = "srq_grow_fail",
 };
 
 /* net.rds.ib.heartbeat_ms: how often a quiet connection asks the peer for

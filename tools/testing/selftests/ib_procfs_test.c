@@ -18,12 +18,15 @@
  *                ib_rx_frames grew by 2 * NMSG and recv_delivered and
  *                send_queued by NMSG at least.
  *   devices      a line for rxe0: with the shared receive queue (unless
- *                ib_no_srq) 0 < buffers <= ib_srq_size, every buffer posted
- *                again once the traffic is over, and buffers times the
- *                pages of one buffer equal to ib_rx_pages (the only
- *                device); free equal to buffers less what the connections
- *                hold (RDS_INFO_IB_CONNECTIONS' cache_allocs, 8 KiB a
- *                buffer); grants at most what they hold; mr_max equal to
+ *                ib_no_srq) 0 < buffers <= max, the pool (buffers less
+ *                the retiring ones) ib_srq_size at least (the SRQ may have
+ *                grown), max ib_srq_max (0: 4 x ib_srq_size), at least
+ *                ib_srq_size, every buffer posted again once the traffic
+ *                is over, and buffers times the pages of one buffer equal
+ *                to ib_rx_pages (the only device); free equal to the pool
+ *                less what the connections hold (RDS_INFO_IB_CONNECTIONS'
+ *                cache_allocs, 8 KiB a buffer); grants at most what they
+ *                hold; mr_max equal to
  *                ib_mr_max, mr_used at most mr_max; connections the number
  *                of infiniband lines up in connections.
  *
@@ -115,7 +118,8 @@ TEST_F_TIMEOUT(ib, procfs, 290)
 	const char *addr, *peer;
 	struct timeval tv = { .tv_sec = 60 * time_scale() };
 	unsigned char tos = TOS;
-	long long tx0, rx0, dl0, sq0, pages, srq_size, mr_max, no_srq, kib;
+	long long tx0, rx0, dl0, sq0, pages, srq_size, srq_max, mr_max, no_srq;
+	long long kib;
 	unsigned int avail, granted, gen, k;
 	int64_t t0 = now_ms(), deadline;
 	int host = this_host(), fd;
@@ -202,10 +206,12 @@ TEST_F_TIMEOUT(ib, procfs, 290)
 	/* devices: the receive buffers all posted again once it is quiet */
 	pages = rds_param("ib_rx_pages");
 	srq_size = rds_param("ib_srq_size");
+	srq_max = rds_param("ib_srq_max");
 	mr_max = rds_param("ib_mr_max");
 	no_srq = rds_param("ib_no_srq");
 	ASSERT_LE(0, pages);
 	ASSERT_LE(0, srq_size);
+	ASSERT_LE(0, srq_max);
 	ASSERT_LE(0, mr_max);
 	ASSERT_LE(0, no_srq);
 	deadline = now_ms() + 10000LL * time_scale();
@@ -226,8 +232,9 @@ TEST_F_TIMEOUT(ib, procfs, 290)
 	free(text);
 	text = proc_read(PROC_CONNS);
 	ASSERT_NE(NULL, text);
-	note("host %d: %s %s buffers %lld posted %lld free %lld grants %llu mr %lld/%llu connections %u; ib_rx_pages %lld, held %lld KiB",
-	     host, d.name, d.receive, d.buffers, d.posted, d.free, d.grants,
+	note("host %d: %s %s buffers %lld posted %lld free %lld retiring %lld max %lld grants %llu mr %lld/%llu connections %u; ib_rx_pages %lld, held %lld KiB",
+	     host, d.name, d.receive, d.buffers, d.posted, d.free, d.retiring,
+	     d.max, d.grants,
 	     d.mr_used, d.mr_max, d.conns, pages, kib);
 	EXPECT_EQ((unsigned long long)mr_max, d.mr_max);
 	EXPECT_LE(0, d.mr_used);
@@ -236,16 +243,25 @@ TEST_F_TIMEOUT(ib, procfs, 290)
 	if (no_srq) {
 		EXPECT_STREQ("per-connection-ring", d.receive);
 		EXPECT_EQ(-1, d.buffers);
+		EXPECT_EQ(-1, d.max);
 	} else {
+		/* rxe caps neither (2^20 receives an SRQ) */
+		long long want_max = srq_max ?: 4 * srq_size;
+
 		EXPECT_STREQ("shared-queue", d.receive);
 		EXPECT_LT(0, d.buffers);
-		EXPECT_GE(srq_size, d.buffers);
+		EXPECT_LE(0, d.retiring);
+		EXPECT_GE(d.max, d.buffers);
+		EXPECT_EQ(want_max > srq_size ? want_max : srq_size, d.max);
+		EXPECT_LE(srq_size, d.buffers - d.retiring);
 		EXPECT_EQ(d.buffers, d.posted);
 		EXPECT_EQ(d.buffers * (RX_BYTES / sysconf(_SC_PAGESIZE)),
 			  pages);
 		ASSERT_LE(0, kib);
-		EXPECT_EQ(d.buffers - kib / (RX_BYTES / 1024), d.free);
-		EXPECT_GE((unsigned long long)(d.buffers - d.free), d.grants);
+		EXPECT_EQ(d.buffers - d.retiring - kib / (RX_BYTES / 1024),
+			  d.free);
+		EXPECT_GE((unsigned long long)(d.buffers - d.retiring - d.free),
+			  d.grants);
 	}
 	free(text);
 	EXPECT_EQ(0, barrier("checked", 120));

@@ -17,7 +17,7 @@
 #define PROC_DEVICES	"/proc/net/rds/devices"
 #define PROC_STATS	"/proc/net/rds/stats"
 #define PROC_CONNS_HDR	"local remote tos transport state secs credits queued unacked retransmitted generation last_reset"
-#define PROC_DEVICES_HDR "device receive srq_buffers srq_posted srq_free grants mr_used mr_max connections"
+#define PROC_DEVICES_HDR "device receive srq_buffers srq_posted srq_free srq_retiring srq_max grants mr_used mr_max connections"
 
 /* The whole of path, NUL-terminated (malloc'ed), or NULL with errno set. */
 static inline char *proc_read(const char *path)
@@ -133,7 +133,8 @@ static inline int proc_conn_find(const char *text, const char *local,
 struct proc_dev {
 	char		name[64];
 	char		receive[32];
-	long long	buffers, posted, free;	/* -1: "-" (no SRQ) */
+	/* -1: "-" (no SRQ) */
+	long long	buffers, posted, free, retiring, max;
 	unsigned long long grants;
 	long long	mr_used;
 	unsigned long long mr_max;
@@ -150,19 +151,22 @@ static inline int proc_dev_find(const char *text, const char *name,
 				struct proc_dev *d)
 {
 	const char *line = strchr(text, '\n');
-	char b[24], p[24], f[24];
+	char b[24], p[24], f[24], r[24], m[24];
 
 	while (line && line[1]) {
 		line++;
 		memset(d, 0, sizeof(*d));
-		if (sscanf(line, "%63s %31s %23s %23s %23s %llu %lld %llu %u",
-			   d->name, d->receive, b, p, f, &d->grants,
-			   &d->mr_used, &d->mr_max, &d->conns) != 9)
+		if (sscanf(line,
+			   "%63s %31s %23s %23s %23s %23s %23s %llu %lld %llu %u",
+			   d->name, d->receive, b, p, f, r, m, &d->grants,
+			   &d->mr_used, &d->mr_max, &d->conns) != 11)
 			return -1;
 		if (!strcmp(d->name, name)) {
 			d->buffers = proc_num_or_dash(b);
 			d->posted = proc_num_or_dash(p);
 			d->free = proc_num_or_dash(f);
+			d->retiring = proc_num_or_dash(r);
+			d->max = proc_num_or_dash(m);
 			return 1;
 		}
 		line = strchr(line, '\n');
