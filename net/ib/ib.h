@@ -179,6 +179,10 @@ struct rds_ib_device {
 	 */
 	unsigned int		rd_rx_pool;
 	struct rds_ib_srq_sizing rd_rx_sizing;	/* the resize work's */
+	/* 1: a busy connection found no buffer free since the resize work
+	 * last looked (set by receive completions, cleared by the work)
+	 */
+	atomic_t		rd_rx_starved;
 	/* runs: once a tick while the pool is in debt or above rd_rx_min */
 	struct delayed_work	rd_rx_resize;
 	bool			rd_rx_dying;	/* SRQ going away: no reposts */

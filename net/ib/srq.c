@@ -11,10 +11,11 @@
  * completion path).
  *
  * The SRQ is created for ib_srq_max buffers and starts with ib_srq_size
- * of them; a device work item adds buffers while the pool is in debt and
- * retires them when it has had buffers to spare for a while (the rule:
- * srqsize.h).  A retired buffer stays posted until a frame lands in it:
- * its completion then frees it instead of posting it again.
+ * of them; a device work item adds buffers while the pool is short (in
+ * debt, or busy connections found none free) and retires them when it
+ * has had buffers to spare for a while (the rule: srqsize.h).  A retired
+ * buffer stays posted until a frame lands in it: its completion then
+ * frees it instead of posting it again.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -395,12 +396,23 @@ static void rds_ib_srq_shrink(struct rds_ib_device *rdev, unsigned int n)
 	atomic64_add(take, &rds_ib_counters[RDS_IB_C_SRQ_SHRUNK]);
 }
 
-/* Look at the pool again in a tick while it is in debt (it may grow) or
+/* Look at the pool again in a tick while it is short (it may grow) or
  * above its initial size (it may shrink).
  */
 static void rds_ib_srq_watch(struct rds_ib_device *rdev)
 {
 	queue_delayed_work(system_wq, &rdev->rd_rx_resize, RDS_IB_SRQ_TICK);
+}
+
+/* A busy connection found no buffer free (receive completion): the pool
+ * may have to grow.  Once per tick at most.
+ */
+static void rds_ib_srq_starved(struct rds_ib_device *rdev)
+{
+	if (atomic_read(&rdev->rd_rx_starved))
+		return;
+	atomic_set(&rdev->rd_rx_starved, 1);
+	rds_ib_srq_watch(rdev);
 }
 
 /* A tick of srqsize.h.  Runs one at a time (a work item), in process
@@ -415,7 +427,8 @@ static void rds_ib_srq_resize_work(struct work_struct *work)
 	int d;
 
 	d = rds_ib_srq_resize(&rdev->rd_rx_sizing,
-			      atomic_read(&rdev->rd_rx_free), rdev->rd_rx_pool);
+			      atomic_read(&rdev->rd_rx_free), rdev->rd_rx_pool,
+			      atomic_xchg(&rdev->rd_rx_starved, 0));
 	if (d > 0)
 		rds_ib_srq_grow(rdev, d);
 	else if (d < 0)
@@ -588,7 +601,9 @@ static int rds_ib_srq_conn_prepare(struct rds_ib_conn *ic,
  * one buffer of the debt (0): the peer's credits shrink by one; or, while
  * buffers are free and the connection holds less than it took at setup
  * (i_grant is what its peer was told, and the peer refuses grants beyond
- * it), take one more (2): the peer's credits grow by one.
+ * it), take one more (2): the peer's credits grow by one.  A buffer kept
+ * back, or one that could not be earned for want of a free one, tells
+ * the resize work the pool is short (srqsize.h).
  */
 static u32 rds_ib_srq_conn_refill(struct rds_ib_conn *ic)
 {
@@ -600,6 +615,7 @@ static u32 rds_ib_srq_conn_refill(struct rds_ib_conn *ic)
 		ic->i_reserved--;
 		atomic_inc(&rdev->rd_rx_free);
 		rds_ib_count(RDS_IB_C_GRANTS_SHRUNK);
+		rds_ib_srq_starved(rdev);
 		return 0;
 	}
 	/* The buffer is taken only if one is still free. */
@@ -609,6 +625,9 @@ static u32 rds_ib_srq_conn_refill(struct rds_ib_conn *ic)
 		rds_ib_count(RDS_IB_C_GRANTS_EARNED);
 		return 2;
 	}
+	/* below its first grant with nothing free to earn */
+	if (ic->i_reserved <= ic->i_grant)
+		rds_ib_srq_starved(rdev);
 	return 1;
 }
 

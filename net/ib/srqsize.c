@@ -9,12 +9,13 @@ u32 rds_ib_srq_step(const struct rds_ib_srq_sizing *s)
 	return s->min / 4 ? s->min / 4 : 1;
 }
 
-int rds_ib_srq_resize(struct rds_ib_srq_sizing *s, int free, u32 pool)
+int rds_ib_srq_resize(struct rds_ib_srq_sizing *s, int free, u32 pool,
+		      bool starved)
 {
 	u32 step = rds_ib_srq_step(s);
 	u32 n;
 
-	if (free < 0) {
+	if (free < 0 || starved) {
 		s->idle = 0;
 		if (pool >= s->max)
 			return 0;

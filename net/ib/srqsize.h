@@ -7,10 +7,15 @@
  * The SRQ is created for max buffers and starts with min of them posted
  * (ib_srq_size).  A device work item looks at the pool once a tick
  * (srq.c) and asks rds_ib_srq_resize() what to do:
- *   - grow: the pool is in debt (its grants promise more buffers than it
- *     has, credit.h) and below max: add one step of buffers, or what is
- *     left up to max.  Each buffer added is free, so it pays the debt
- *     first;
+ *   - grow: the pool is short and below max: add one step of buffers, or
+ *     what is left up to max.  Short: in debt now (its grants promise
+ *     more buffers than it has, credit.h), or since the last tick a busy
+ *     connection found no buffer free (a data frame's buffer was kept
+ *     back to pay a debt, or one below its first grant could not earn
+ *     one back: rds_ib_pool_keep_back(), rds_ib_pool_earn()).  Busy
+ *     connections pay a debt back within a few frames, so the debt alone
+ *     is seldom seen at a tick.  Each buffer added is free: it pays the
+ *     debt first, then the busy connections earn it;
  *   - shrink: the pool is above min and has had twice a step of buffers
  *     that no connection was promised for RDS_IB_SRQ_IDLE_TICKS ticks in
  *     a row: retire one step, never more than would leave a step free
@@ -18,10 +23,10 @@
  *     lasts;
  *   - otherwise nothing.
  * A step is a quarter of min (at least one buffer).  The hysteresis: a
- * pool grows only in debt and shrinks only with two steps free, and a
- * shrink leaves a step free, so that with the same grants it neither
- * grows again nor shrinks into debt: the size never swings back and
- * forth while demand stays put.
+ * pool grows only when short and shrinks only with two steps free and
+ * not short, and a shrink leaves a step free, so that with the same
+ * grants it neither grows again nor shrinks into debt: the size never
+ * swings back and forth while demand stays put.
  */
 #ifndef _RDS_IB_SRQSIZE_H
 #define _RDS_IB_SRQSIZE_H
@@ -45,9 +50,11 @@ struct rds_ib_srq_sizing {
 u32 rds_ib_srq_step(const struct rds_ib_srq_sizing *s);
 
 /* One tick: free is the pool's free count now (below zero: debt), pool
- * the buffers in it (min..max).  Returns how many buffers to add (> 0)
- * or retire (< 0), and counts s->idle.
+ * the buffers in it (min..max), starved whether a busy connection found
+ * no buffer free since the last tick.  Returns how many buffers to add
+ * (> 0) or retire (< 0), and counts s->idle.
  */
-int rds_ib_srq_resize(struct rds_ib_srq_sizing *s, int free, u32 pool);
+int rds_ib_srq_resize(struct rds_ib_srq_sizing *s, int free, u32 pool,
+		      bool starved);
 
 #endif /* _RDS_IB_SRQSIZE_H */
