@@ -57,18 +57,24 @@ struct rds_ib_hdr_page {
 
 #define RDS_IB_HDRS_PER_PAGE	(PAGE_SIZE / RDS_IB_HDR_BYTES)
 
-/* How often the resize work looks at a pool that is in debt or above its
+/* How often the resize work looks at a pool that is short or above its
  * initial size (a tick of srqsize.h).
  */
 #define RDS_IB_SRQ_TICK		HZ
 
+/* Buffers the SRQ of dev starts with and may grow to.  Each posted one
+ * may complete at once: the shared receive CQ (device.c) has room for
+ * max of them and the drain QP's marker, so the device's largest CQ caps
+ * both, as its largest SRQ does.
+ */
 void rds_ib_srq_sizes(const struct ib_device *dev, unsigned int *min,
 		      unsigned int *max)
 {
-	u32 lim = dev->attrs.max_srq_wr > 1 ? dev->attrs.max_srq_wr - 1 : 1;
+	u32 lim = min_t(u32, dev->attrs.max_srq_wr, dev->attrs.max_cqe);
 	u64 want = READ_ONCE(rds_ib_srq_max) ?:
 		   4ULL * READ_ONCE(rds_ib_srq_size);
 
+	lim = lim > 1 ? lim - 1 : 1;
 	*min = min_t(u32, READ_ONCE(rds_ib_srq_size), lim);
 	*max = clamp_t(u64, want, *min, lim);
 }

@@ -67,7 +67,8 @@ grew() {	# grew KEY FROM BY: ib_counters KEY is at least FROM + BY
 
 # send: host 2's sender.  busy SECS TOS...: messages of 5000 bytes on
 # each TOS in turn for SECS seconds, then on each an end message with
-# the count it sent there.
+# the count it sent there; it waits for the receiver's answer to each
+# (closing a socket drops what it has not sent yet).
 send_py=$(cat <<'PY'
 import errno, fcntl, socket, struct, sys, time
 me, peer, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -101,12 +102,18 @@ while time.time() < end:
         sent[t] += 1
 for t, s in socks.items():
     send(s, b"srqgrow-end %d %d" % (t, sent[t]))
+for t, s in socks.items():
+    s.setblocking(True)
+    s.settimeout(120)
+    if s.recv(100) != b"srqgrow-ok %d" % t:
+        sys.exit("wrong answer on TOS %d" % t)
 print("sent", sum(sent.values()))
 PY
 )
 # recv: host 1's receiver at PORT: checks every message of TOS... until
-# each sent its end message (at most 300 s); writes "bound" to $1 once
-# bound, exits 0 if every message came once, in order, intact.
+# each sent its end message (at most 300 s), which it answers; writes
+# "bound" to $1 once bound, exits 0 if every message came once, in
+# order, intact.
 recv_py=$(cat <<'PY'
 import socket, sys, time
 me, port, ready, toses = sys.argv[1], int(sys.argv[2]), sys.argv[3], \
@@ -119,7 +126,7 @@ open(ready, "w").write("bound\n")
 nxt = {t: 0 for t in toses}
 done, bad, n = set(), 0, 0
 while len(done) < len(toses):
-    data = s.recv(10000)
+    data, src = s.recvfrom(10000)
     w = data.split(b" ", 3)
     if w[0] == b"srqgrow-end":
         t, c = int(w[1]), int(w[2])
@@ -127,6 +134,7 @@ while len(done) < len(toses):
             bad += 1
             print("# bad end", t, c, nxt.get(t))
         done.add(t)
+        s.sendto(b"srqgrow-ok %d" % t, src)
         continue
     n += 1
     t, seq = int(w[1]), int(w[2])
