@@ -252,14 +252,18 @@ static void rds_ib_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 static void rds_ib_srq_free_mem(struct rds_ib_device *rdev)
 {
 	struct ib_device *dev = rdev->rd_dev;
-	unsigned int i;
+	unsigned int i, n = 0;
 
 	if (rdev->rd_rx_used) {
-		for_each_set_bit(i, rdev->rd_rx_used, rdev->rd_rx_max)
+		for_each_set_bit(i, rdev->rd_rx_used, rdev->rd_rx_max) {
 			rds_ib_rx_buf_free(&rdev->rd_rx_bufs[i]);
+			n++;
+		}
 		bitmap_free(rdev->rd_rx_used);
 		rdev->rd_rx_used = NULL;
 	}
+	/* every buffer with a page was counted, and no other */
+	WARN_ON_ONCE(n != atomic_read(&rdev->rd_rx_live));
 	atomic_set(&rdev->rd_rx_live, 0);
 	kvfree(rdev->rd_rx_bufs);
 	rdev->rd_rx_bufs = NULL;
@@ -561,6 +565,9 @@ static void rds_ib_srq_teardown(struct rds_ib_device *rdev)
 /* rd_recv_cq is freed: no receive completion can run any more. */
 static void rds_ib_srq_release(struct rds_ib_device *rdev)
 {
+	/* no retirement half done: the pool and the retiring ones are all */
+	WARN_ON_ONCE(rdev->rd_rx_pool + atomic_read(&rdev->rd_rx_retire) !=
+		     atomic_read(&rdev->rd_rx_live));
 	rds_ib_srq_free_mem(rdev);
 }
 
