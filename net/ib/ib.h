@@ -158,7 +158,9 @@ struct rds_ib_device {
 	 * and shrinks between the two (srqsize.h, rds_ib_srq_resize_work()).
 	 * rd_rx_used: the slots whose buffer has a page, set only by setup
 	 * and the resize work (one at a time), cleared by receive
-	 * completions that retire a buffer.
+	 * completions that retire a buffer and by the work when a new
+	 * buffer cannot be posted (clear_bit_unlock() once the slot is no
+	 * longer touched, test_and_set_bit_lock() before it is).
 	 */
 	struct ib_srq		*rd_srq;
 	struct rds_ib_hdr_page	*rd_hdr_pages;
