@@ -34,3 +34,21 @@ int rds_ib_srq_resize(struct rds_ib_srq_sizing *s, int free, u32 pool,
 	n = pool - s->min;
 	return -(int)(n < step ? n : step);
 }
+
+u32 rds_ib_srq_strand(struct rds_ib_srq_sizing *s, u32 retiring,
+		      bool retired)
+{
+	if (!retiring || retired) {
+		s->quiet = 0;
+		return 0;
+	}
+	if (s->quiet < RDS_IB_SRQ_STRAND_TICKS)
+		s->quiet++;
+	return s->quiet < RDS_IB_SRQ_STRAND_TICKS ? 0 : retiring;
+}
+
+bool rds_ib_srq_watching(const struct rds_ib_srq_sizing *s, int free,
+			 u32 pool, u32 retiring, u32 stranded)
+{
+	return free < 0 || pool > s->min || retiring > stranded;
+}

@@ -27,6 +27,16 @@
  * not short, and a shrink leaves a step free, so that with the same
  * grants it neither grows again nor shrinks into debt: the size never
  * swings back and forth while demand stays put.
+ *
+ * A retired buffer stays posted until a frame lands in it (a posted SRQ
+ * receive cannot be taken back, Documentation/ib-transport.md): on a
+ * device that has gone quiet that may be never.  The work keeps looking
+ * while buffers are retiring, and once RDS_IB_SRQ_STRAND_TICKS ticks in
+ * a row passed with buffers retiring and none of them freed,
+ * rds_ib_srq_strand() counts every retiring one as stranded: memory held
+ * that the pool does not want, said so (srq.c), and no longer a reason
+ * to look again (rds_ib_srq_watching()): a device that stays quiet costs
+ * at most that many ticks after its last shrink.
  */
 #ifndef _RDS_IB_SRQSIZE_H
 #define _RDS_IB_SRQSIZE_H
@@ -40,10 +50,16 @@
 /* Ticks in a row with buffers to spare before the pool shrinks. */
 #define RDS_IB_SRQ_IDLE_TICKS	10
 
+/* Ticks in a row with buffers retiring and none freed before they count
+ * as stranded.
+ */
+#define RDS_IB_SRQ_STRAND_TICKS	10
+
 struct rds_ib_srq_sizing {
 	u32	min;		/* buffers posted at setup: the floor */
 	u32	max;		/* the SRQ's capacity: the ceiling */
 	u32	idle;		/* ticks in a row with buffers to spare */
+	u32	quiet;		/* ticks in a row retiring, none freed */
 };
 
 /* Buffers added or retired in one tick at most. */
@@ -56,5 +72,21 @@ u32 rds_ib_srq_step(const struct rds_ib_srq_sizing *s);
  */
 int rds_ib_srq_resize(struct rds_ib_srq_sizing *s, int free, u32 pool,
 		      bool starved);
+
+/* One tick of the watch over retiring buffers: retiring is how many are
+ * still posted, retired whether any was freed since the last tick.
+ * Returns how many of them count as stranded (0, or all of retiring once
+ * RDS_IB_SRQ_STRAND_TICKS ticks in a row had some retiring and none
+ * freed), and counts s->quiet.
+ */
+u32 rds_ib_srq_strand(struct rds_ib_srq_sizing *s, u32 retiring,
+		      bool retired);
+
+/* Whether the work must look again in a tick: the pool is in debt (it
+ * may grow), above min (it may shrink) or has retiring buffers not yet
+ * counted as stranded (they may be).
+ */
+bool rds_ib_srq_watching(const struct rds_ib_srq_sizing *s, int free,
+			 u32 pool, u32 retiring, u32 stranded);
 
 #endif /* _RDS_IB_SRQSIZE_H */

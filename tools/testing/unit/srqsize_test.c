@@ -29,6 +29,24 @@
  * Negative controls: the same checks must fail with a rule that grows
  * past max, one that never grows, one that shrinks without waiting and
  * one that shrinks without leaving a step free.
+ *
+ * Retiring buffers (a posted receive cannot be taken back: they go as
+ * frames land in them).  Every state of the watch (0..40 retiring, 0..40
+ * stranded, the quiet count 0..RDS_IB_SRQ_STRAND_TICKS, retired or not),
+ * one tick: nothing is stranded while a buffer was freed or none retires,
+ * all of them are once RDS_IB_SRQ_STRAND_TICKS ticks in a row were quiet,
+ * none before; the work looks again exactly while the pool is in debt,
+ * above min or has retiring buffers not counted as stranded.  Then runs
+ * of the work after a shrink on a device whose frames stop at a random
+ * tick (or never, or at once), with the pool, its debt and frames landing
+ * in retiring buffers modelled: while frames land nothing is stranded;
+ * once they stop, within RDS_IB_SRQ_STRAND_TICKS + 1 ticks every retiring
+ * buffer is counted stranded and the work stops looking (a quiet device
+ * costs a bounded number of ticks); it never stops while a retiring
+ * buffer is neither freed nor counted.  Negative controls: a watch that
+ * never strands (the work ticks for ever), one that strands at once (while
+ * frames land), one that strands half of them, and a work that stops
+ * looking with buffers retiring must each be caught.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +268,150 @@ static void run_all(void)
 	exhaustive();
 }
 
+/* The watch under test, or a broken one (negative controls). */
+static u32 (*strand)(struct rds_ib_srq_sizing *s, u32 retiring,
+		     bool retired) = rds_ib_srq_strand;
+static bool (*watching)(const struct rds_ib_srq_sizing *s, int free,
+			u32 pool, u32 retiring, u32 stranded) =
+	rds_ib_srq_watching;
+
+static u32 strand_never(struct rds_ib_srq_sizing *s, u32 retiring,
+			bool retired)
+{
+	rds_ib_srq_strand(s, retiring, retired);
+	return 0;
+}
+
+static u32 strand_at_once(struct rds_ib_srq_sizing *s, u32 retiring,
+			  bool retired)
+{
+	rds_ib_srq_strand(s, retiring, retired);
+	return retiring;
+}
+
+static u32 strand_half(struct rds_ib_srq_sizing *s, u32 retiring,
+		       bool retired)
+{
+	return rds_ib_srq_strand(s, retiring, retired) / 2;
+}
+
+static bool watch_not_retiring(const struct rds_ib_srq_sizing *s, int free,
+			       u32 pool, u32 retiring, u32 stranded)
+{
+	/* as if every retiring buffer were stranded already */
+	return rds_ib_srq_watching(s, free, pool, retiring,
+				   retiring > stranded ? retiring : stranded);
+}
+
+#define TS	RDS_IB_SRQ_STRAND_TICKS
+
+/* Every state of the watch, one tick each. */
+static unsigned long strand_states(void)
+{
+	struct rds_ib_srq_sizing s = { .min = 8, .max = 32 };
+	u32 r, q, st, got, want_q;
+	unsigned long n = 0;
+	int free, pool;
+	bool ret, w;
+
+	for (r = 0; r <= 40; r++)
+		for (q = 0; q <= TS; q++)
+			for (ret = false; ; ret = true) {
+				s.quiet = q;
+				want_q = !r || ret ? 0 : (q + 1 < TS ? q + 1 : TS);
+				got = strand(&s, r, ret);
+				EXPECT(s.quiet == want_q,
+				       "retiring %u quiet %u retired %d: quiet %u, want %u",
+				       r, q, ret, s.quiet, want_q);
+				EXPECT(got == (want_q >= TS ? r : 0),
+				       "retiring %u quiet %u retired %d: %u stranded",
+				       r, q, ret, got);
+				n++;
+				if (ret)
+					break;
+			}
+	for (pool = 8; pool <= 32; pool++)
+		for (free = -3; free <= pool; free++)
+			for (r = 0; r <= 40; r++)
+				for (st = 0; st <= r; st++) {
+					w = watching(&s, free, pool, r, st);
+					EXPECT(w == (free < 0 || pool > 8 || r > st),
+					       "pool %d free %d retiring %u stranded %u: watching %d",
+					       pool, free, r, st, w);
+					n++;
+				}
+	return n;
+}
+
+/* After a shrink of k buffers, frames land in the SRQ until tick stop
+ * (at a random tick, at least one in RDS_IB_SRQ_STRAND_TICKS - 1: each
+ * frees a retiring buffer), then none: the work's ticks, checked.
+ */
+static void strand_run(u32 k, u32 stop)
+{
+	struct rds_ib_srq_sizing s = { .min = 8, .max = 32 };
+	u32 retiring = k, stranded = 0, t, gap = 0;
+	bool retired, looking = true;
+
+	for (t = 0; t < stop + 3 * TS + 4 && looking; t++) {
+		retired = false;
+		if (t < stop && retiring && (rnd() & 1 || ++gap >= TS - 1)) {
+			retiring--;
+			retired = true;
+			gap = 0;
+		}
+		if (stranded > retiring)
+			stranded = retiring;
+		stranded = strand(&s, retiring, retired) ?: stranded;
+		EXPECT(stranded <= retiring,
+		       "k %u stop %u tick %u: %u stranded of %u", k, stop, t,
+		       stranded, retiring);
+		if (t < stop)
+			EXPECT(!stranded,
+			       "k %u stop %u tick %u: %u stranded while frames land",
+			       k, stop, t, stranded);
+		looking = watching(&s, 0, 8, retiring, stranded);
+		if (!looking)
+			EXPECT(retiring == stranded,
+			       "k %u stop %u tick %u: stopped looking with %u retiring, %u stranded",
+			       k, stop, t, retiring, stranded);
+	}
+	EXPECT(!looking && (!retiring || t <= stop + TS + 1),
+	       "k %u stop %u: still looking at tick %u (%u retiring, %u stranded)",
+	       k, stop, t, retiring, stranded);
+}
+
+static void strand_runs(void)
+{
+	u32 k, stop, i;
+
+	for (k = 0; k <= 24; k++)
+		for (stop = 0; stop <= 3 * TS; stop++)
+			for (i = 0; i < 20; i++)
+				strand_run(k, stop);
+}
+
+static void run_strand(void)
+{
+	strand_states();
+	strand_runs();
+}
+
+/* A negative control: run with a broken rule must fail. */
+static void control(const char *name, void (*run)(void))
+{
+	int f = failures;
+	bool caught;
+
+	quiet = true;
+	run();
+	quiet = false;
+	/* the control's failures are its pass, none its failure */
+	caught = failures > f;
+	failures = f + !caught;
+	report(name, f);
+}
+
 int main(void)
 {
 	static int (*const broken[])(struct rds_ib_srq_sizing *, int, u32,
@@ -262,13 +424,24 @@ int main(void)
 		"grows in debt only (not when starved)",
 		"shrinks without waiting", "shrinks without leaving a step free",
 	};
+	static u32 (*const bad_strand[])(struct rds_ib_srq_sizing *, u32,
+					 bool) = {
+		strand_never, strand_at_once, strand_half, NULL,
+	};
+	static const char *const bad_what[] = {
+		"never counts retiring buffers stranded",
+		"counts them stranded at once",
+		"counts half of them stranded",
+		"stops looking with buffers retiring",
+	};
 	char name[200];
 	unsigned long n;
 	unsigned int k, w;
 	int f;
 
 	rng = (uint64_t)time(NULL) | 1;
-	printf("TAP version 13\n1..%zu\n", 3 + sizeof(broken) / sizeof(broken[0]));
+	printf("TAP version 13\n1..%zu\n", 5 + sizeof(broken) / sizeof(broken[0]) +
+	       sizeof(bad_strand) / sizeof(bad_strand[0]));
 	printf("# seed %llu\n", (unsigned long long)rng);
 
 	f = failures;
@@ -290,18 +463,36 @@ int main(void)
 	       f);
 
 	for (k = 0; k < sizeof(broken) / sizeof(broken[0]); k++) {
-		f = failures;
 		resize = broken[k];
-		quiet = true;
-		run_all();
-		quiet = false;
-		resize = rds_ib_srq_resize;
 		snprintf(name, sizeof(name),
 			 "negative control: a rule that %s is caught", what[k]);
-		/* the control's failures are its pass, none its failure */
-		w = failures > f;
-		failures = f + !w;
-		report(name, f);
+		control(name, run_all);
+		resize = rds_ib_srq_resize;
+	}
+
+	f = failures;
+	n = strand_states();
+	snprintf(name, sizeof(name),
+		 "every state of the watch over retiring buffers: %lu: stranded all at once after %d quiet ticks, none before nor while freed; looks again while in debt, above min or some not stranded",
+		 n, TS);
+	report(name, f);
+
+	f = failures;
+	strand_runs();
+	report("frames stop after a shrink (0..24 retiring, at tick 0..30): none stranded while they land, all within the bound after, then the work stops, never with one neither freed nor stranded",
+	       f);
+
+	for (k = 0; k < sizeof(bad_strand) / sizeof(bad_strand[0]); k++) {
+		if (bad_strand[k])
+			strand = bad_strand[k];
+		else
+			watching = watch_not_retiring;
+		snprintf(name, sizeof(name),
+			 "negative control: a watch that %s is caught",
+			 bad_what[k]);
+		control(name, run_strand);
+		strand = rds_ib_srq_strand;
+		watching = rds_ib_srq_watching;
 	}
 	return failures ? 1 : 0;
 }
