@@ -30,7 +30,10 @@ int rds_ib_srq_resize(struct rds_ib_srq_sizing *s, int free, u32 pool,
 		s->idle++;
 	if (s->idle < RDS_IB_SRQ_IDLE_TICKS)
 		return 0;
-	/* with two steps free, a step retired leaves one */
+	/* with two steps free, a step retired leaves one; the watch over
+	 * retiring buffers starts again with them
+	 */
+	s->quiet = 0;
 	n = pool - s->min;
 	return -(int)(n < step ? n : step);
 }

@@ -68,7 +68,8 @@ u32 rds_ib_srq_step(const struct rds_ib_srq_sizing *s);
 /* One tick: free is the pool's free count now (below zero: debt), pool
  * the buffers in it (min..max), starved whether a busy connection found
  * no buffer free since the last tick.  Returns how many buffers to add
- * (> 0) or retire (< 0), and counts s->idle.
+ * (> 0) or retire (< 0), and counts s->idle; a shrink sets s->quiet to 0
+ * (the watch over retiring buffers starts again).
  */
 int rds_ib_srq_resize(struct rds_ib_srq_sizing *s, int free, u32 pool,
 		      bool starved);

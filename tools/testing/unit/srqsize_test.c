@@ -15,7 +15,9 @@
  *     and leaves a step free (never into debt); once that long idle above
  *     min it does shrink;
  *   - the idle count is the ticks in a row with two steps free above min,
- *     not starved.
+ *     not starved;
+ *   - a shrink, and nothing else, starts the watch over retiring buffers
+ *     again (its quiet count 0).
  * Then, from min, under a fixed demand D (0..4 max + 2 buffers), in two
  * models of the connections: they hold D whatever the pool (a debt when
  * D is above it), or they hold what the pool has up to D and are starved
@@ -27,8 +29,10 @@
  * walks of a changing demand on pools of up to 4096 buffers, checked at
  * every tick.
  * Negative controls: the same checks must fail with a rule that grows
- * past max, one that never grows, one that shrinks without waiting and
- * one that shrinks without leaving a step free.
+ * past max, one that never grows, one that grows in debt only, one that
+ * shrinks without waiting, one that shrinks without leaving a step free
+ * and one that shrinks without starting the watch over retiring buffers
+ * again.
  *
  * Retiring buffers (a posted receive cannot be taken back: they go as
  * frames land in them).  Every state of the watch (0..40 retiring, 0..40
@@ -117,13 +121,25 @@ static int shrink_to_none_free(struct rds_ib_srq_sizing *s, int free,
 	return -(int)n;
 }
 
+/* Shrinks without starting the watch over retiring buffers again. */
+static int shrink_keeps_quiet(struct rds_ib_srq_sizing *s, int free,
+			      u32 pool, bool starved)
+{
+	u32 q = s->quiet;
+	int r = rds_ib_srq_resize(s, free, pool, starved);
+
+	s->quiet = q;
+	return r;
+}
+
 /* One tick of the rule from (free, pool, *idle, starved), checked: the
  * change.
  */
 static int tick(u32 min, u32 max, u32 *idle, int free, u32 pool,
 		bool starved)
 {
-	struct rds_ib_srq_sizing s = { .min = min, .max = max, .idle = *idle };
+	struct rds_ib_srq_sizing s = { .min = min, .max = max, .idle = *idle,
+				       .quiet = 5 };
 	u32 step = rds_ib_srq_step(&s);
 	bool spare = pool > min && free >= (int)(2 * step) && !starved;
 	bool short_ = free < 0 || starved;
@@ -152,6 +168,9 @@ static int tick(u32 min, u32 max, u32 *idle, int free, u32 pool,
 	if (spare && *idle + 1 >= T)
 		EXPECT(r < 0, "min %u max %u pool %u free %d idle %u: kept",
 		       min, max, pool, free, *idle);
+	EXPECT(s.quiet == (r < 0 ? 0 : 5),
+	       "min %u max %u pool %u free %d: %d, the watch's quiet %u",
+	       min, max, pool, free, r, s.quiet);
 	EXPECT(s.idle == want_idle,
 	       "min %u max %u pool %u free %d idle %u: idle %u, want %u", min,
 	       max, pool, free, *idle, s.idle, want_idle);
@@ -417,12 +436,13 @@ int main(void)
 	static int (*const broken[])(struct rds_ib_srq_sizing *, int, u32,
 				     bool) = {
 		grow_past_max, grow_never, grow_in_debt_only, shrink_at_once,
-		shrink_to_none_free,
+		shrink_to_none_free, shrink_keeps_quiet,
 	};
 	static const char *const what[] = {
 		"grows past max", "never grows",
 		"grows in debt only (not when starved)",
 		"shrinks without waiting", "shrinks without leaving a step free",
+		"shrinks without starting the watch over retiring buffers again",
 	};
 	static u32 (*const bad_strand[])(struct rds_ib_srq_sizing *, u32,
 					 bool) = {
