@@ -176,6 +176,20 @@ struct rds_ib_device {
 	 * taken out of the pool by a shrink, not yet freed
 	 */
 	atomic_t		rd_rx_retire;
+	/* buffers retired (freed by a completion) since setup: the resize
+	 * work compares it with rd_rx_retired_seen, its reading of the
+	 * last tick
+	 */
+	atomic_t		rd_rx_retired;
+	unsigned int		rd_rx_retired_seen;
+	/* of rd_rx_retire, the ones no frame freed for
+	 * RDS_IB_SRQ_STRAND_TICKS ticks (srqsize.h): memory held that the
+	 * pool does not want.  Written by the resize work only (WRITE_ONCE:
+	 * /proc reads it), never above rd_rx_retire when written; retiring
+	 * buffers freed since may leave it above, so readers take the
+	 * smaller of the two (rds_ib_srq_stranded()).
+	 */
+	unsigned int		rd_rx_stranded;
 	/* buffers in the pool: live ones not retiring.  Written by setup
 	 * and the resize work only (WRITE_ONCE: /proc reads it).
 	 */
@@ -302,6 +316,7 @@ enum {
 	RDS_IB_C_SRQ_SHRUNK,		/* buffers taken out to retire */
 	RDS_IB_C_SRQ_RETIRED,		/* retired buffers freed */
 	RDS_IB_C_SRQ_GROW_FAIL,		/* no page for a buffer to add */
+	RDS_IB_C_SRQ_STRANDED,		/* retiring buffers found stranded */
 	RDS_IB_C_MAX,
 };
 
@@ -688,6 +703,7 @@ extern atomic_t rds_ib_rx_pages;
 void rds_ib_srq_sizes(const struct ib_device *dev, unsigned int *min,
 		      unsigned int *max);
 int rds_ib_srq_post(struct rds_ib_device *rdev, struct rds_ib_rx_buf *buf);
+unsigned int rds_ib_srq_stranded(struct rds_ib_device *rdev);
 void rds_ib_rx_buf_wr(struct rds_ib_rx_buf *buf, struct ib_recv_wr *wr,
 		      struct ib_sge *sge);
 int rds_ib_rx_buf_alloc(struct rds_ib_rx_buf *buf, bool may_fail);

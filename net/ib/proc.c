@@ -65,13 +65,14 @@ static void rds_ib_proc_dev(struct rds_ib_device *rdev, void *arg)
 	seq_printf(m, "%.*s %s ", IB_DEVICE_NAME_MAX, rdev->rd_dev->name,
 		   rdev->rd_rx_ops->name);
 	if (rdev->rd_rx_ops == &rds_ib_srq_ops)
-		seq_printf(m, "%d %d %d %d %u ",
+		seq_printf(m, "%d %d %d %d %u %u ",
 			   atomic_read(&rdev->rd_rx_live),
 			   atomic_read(&rdev->rd_rx_posted),
 			   atomic_read(&rdev->rd_rx_free),
-			   atomic_read(&rdev->rd_rx_retire), rdev->rd_rx_max);
+			   atomic_read(&rdev->rd_rx_retire), rdev->rd_rx_max,
+			   rds_ib_srq_stranded(rdev));
 	else
-		seq_puts(m, "- - - - - ");
+		seq_puts(m, "- - - - - - ");
 	seq_printf(m, "%llu %d %u %u\n", d->grants,
 		   atomic_read(&rdev->rd_mr_used), READ_ONCE(rds_ib_mr_max),
 		   d->conns);
@@ -81,7 +82,7 @@ void rds_ib_devices_proc(struct seq_file *m, struct net *net)
 {
 	struct rds_ib_proc_dev d = { .m = m };
 
-	seq_puts(m, "device receive srq_buffers srq_posted srq_free srq_retiring srq_max grants mr_used mr_max connections\n");
+	seq_puts(m, "device receive srq_buffers srq_posted srq_free srq_retiring srq_max srq_stranded grants mr_used mr_max connections\n");
 	if (!net_eq(net, &init_net))
 		return;
 	rds_ib_device_for_each(rds_ib_proc_dev, &d);

@@ -15,7 +15,12 @@
  * debt, or busy connections found none free) and retires them when it
  * has had buffers to spare for a while (the rule: srqsize.h).  A retired
  * buffer stays posted until a frame lands in it: its completion then
- * frees it instead of posting it again.
+ * frees it instead of posting it again.  No verb takes a posted receive
+ * back from an SRQ, so on a device that goes quiet retired buffers stay
+ * posted: after RDS_IB_SRQ_STRAND_TICKS ticks with none freed they are
+ * counted and shown as stranded (held, not wanted), and the work stops
+ * looking (Documentation/ib-transport.md, "Growing and shrinking the
+ * SRQ").
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -208,6 +213,7 @@ static bool rds_ib_srq_retire(struct rds_ib_device *rdev,
 	rds_ib_rx_buf_free(buf);
 	atomic_dec(&rdev->rd_rx_live);
 	rds_ib_count(RDS_IB_C_SRQ_RETIRED);
+	atomic_inc(&rdev->rd_rx_retired);
 	/* done with the slot: the resize work may fill it again */
 	clear_bit_unlock(buf - rdev->rd_rx_bufs, rdev->rd_rx_used);
 	return true;
@@ -425,6 +431,47 @@ static void rds_ib_srq_starved(struct rds_ib_device *rdev)
 	rds_ib_srq_watch(rdev);
 }
 
+/* Retiring buffers that no frame freed for RDS_IB_SRQ_STRAND_TICKS ticks
+ * (/proc/net/rds/devices): some may have been freed since the work last
+ * looked, so never more than are retiring now.
+ */
+unsigned int rds_ib_srq_stranded(struct rds_ib_device *rdev)
+{
+	return min_t(unsigned int, READ_ONCE(rdev->rd_rx_stranded),
+		     max(atomic_read(&rdev->rd_rx_retire), 0));
+}
+
+/* The watch over retiring buffers (srqsize.h), once a tick before the
+ * pool's own rule: a posted SRQ receive cannot be taken back, so a
+ * retired buffer is freed only by a frame landing in it.  Once none has
+ * for RDS_IB_SRQ_STRAND_TICKS ticks, the ones still retiring count as
+ * stranded: counted, logged with their bytes, and no longer a reason for
+ * the work to look again.
+ */
+static void rds_ib_srq_watch_retiring(struct rds_ib_device *rdev)
+{
+	unsigned int retired = atomic_read(&rdev->rd_rx_retired);
+	unsigned int before = rds_ib_srq_stranded(rdev);
+	unsigned int retiring = max(atomic_read(&rdev->rd_rx_retire), 0);
+	unsigned int now;
+
+	now = rds_ib_srq_strand(&rdev->rd_rx_sizing, retiring,
+				retired != rdev->rd_rx_retired_seen);
+	rdev->rd_rx_retired_seen = retired;
+	if (!now)
+		return;
+	if (now > before) {
+		atomic64_add(now - before,
+			     &rds_ib_counters[RDS_IB_C_SRQ_STRANDED]);
+		pr_info_ratelimited("%s: %u retired receive buffers (%llu bytes) still posted, none freed for %u s: a posted SRQ receive cannot be taken back, each is freed when a frame lands in it\n",
+				    dev_name(&rdev->rd_dev->dev), now,
+				    (u64)now * rdev->rd_frag_size,
+				    (unsigned int)(RDS_IB_SRQ_STRAND_TICKS *
+						   RDS_IB_SRQ_TICK / HZ));
+	}
+	WRITE_ONCE(rdev->rd_rx_stranded, now);
+}
+
 /* A tick of srqsize.h.  Runs one at a time (a work item), in process
  * context: buffers are allocated with GFP_KERNEL.  Cancelled before the
  * SRQ goes (rds_ib_srq_teardown()).
@@ -434,8 +481,10 @@ static void rds_ib_srq_resize_work(struct work_struct *work)
 	struct rds_ib_device *rdev = container_of(to_delayed_work(work),
 						  struct rds_ib_device,
 						  rd_rx_resize);
+	unsigned int stranded;
 	int d;
 
+	rds_ib_srq_watch_retiring(rdev);
 	d = rds_ib_srq_resize(&rdev->rd_rx_sizing,
 			      atomic_read(&rdev->rd_rx_free), rdev->rd_rx_pool,
 			      atomic_xchg(&rdev->rd_rx_starved, 0));
@@ -443,8 +492,14 @@ static void rds_ib_srq_resize_work(struct work_struct *work)
 		rds_ib_srq_grow(rdev, d);
 	else if (d < 0)
 		rds_ib_srq_shrink(rdev, -d);
-	if (rdev->rd_rx_pool > rdev->rd_rx_min ||
-	    atomic_read(&rdev->rd_rx_free) < 0)
+	/* a grow takes retiring buffers back first, stranded ones too */
+	stranded = rds_ib_srq_stranded(rdev);
+	WRITE_ONCE(rdev->rd_rx_stranded, stranded);
+	if (rds_ib_srq_watching(&rdev->rd_rx_sizing,
+				atomic_read(&rdev->rd_rx_free),
+				rdev->rd_rx_pool,
+				max(atomic_read(&rdev->rd_rx_retire), 0),
+				stranded))
 		rds_ib_srq_watch(rdev);
 }
 

@@ -64,6 +64,7 @@ static const char *const rds_ib_counter_keys[RDS_IB_C_MAX] = {
 	[RDS_IB_C_SRQ_SHRUNK]	= "srq_shrunk",
 	[RDS_IB_C_SRQ_RETIRED]	= "srq_retired",
 	[RDS_IB_C_SRQ_GROW_FAIL] = "srq_grow_fail",
+	[RDS_IB_C_SRQ_STRANDED]	= "srq_stranded",
 };
 
 /* net.rds.ib.heartbeat_ms: how often a quiet connection asks the peer for

@@ -21,7 +21,8 @@
  *                ib_no_srq) 0 < buffers <= max, the pool (buffers less
  *                the retiring ones) ib_srq_size at least (the SRQ may have
  *                grown), max ib_srq_max (0: 4 x ib_srq_size), at least
- *                ib_srq_size, every buffer posted again once the traffic
+ *                ib_srq_size, stranded 0..retiring (no column without
+ *                the SRQ), every buffer posted again once the traffic
  *                is over, and buffers times the pages of one buffer equal
  *                to ib_rx_pages (the only device); free equal to the pool
  *                less what the connections hold (RDS_INFO_IB_CONNECTIONS'
@@ -232,9 +233,9 @@ TEST_F_TIMEOUT(ib, procfs, 290)
 	free(text);
 	text = proc_read(PROC_CONNS);
 	ASSERT_NE(NULL, text);
-	note("host %d: %s %s buffers %lld posted %lld free %lld retiring %lld max %lld grants %llu mr %lld/%llu connections %u; ib_rx_pages %lld, held %lld KiB",
+	note("host %d: %s %s buffers %lld posted %lld free %lld retiring %lld max %lld stranded %lld grants %llu mr %lld/%llu connections %u; ib_rx_pages %lld, held %lld KiB",
 	     host, d.name, d.receive, d.buffers, d.posted, d.free, d.retiring,
-	     d.max, d.grants,
+	     d.max, d.stranded, d.grants,
 	     d.mr_used, d.mr_max, d.conns, pages, kib);
 	EXPECT_EQ((unsigned long long)mr_max, d.mr_max);
 	EXPECT_LE(0, d.mr_used);
@@ -244,6 +245,7 @@ TEST_F_TIMEOUT(ib, procfs, 290)
 		EXPECT_STREQ("per-connection-ring", d.receive);
 		EXPECT_EQ(-1, d.buffers);
 		EXPECT_EQ(-1, d.max);
+		EXPECT_EQ(-1, d.stranded);
 	} else {
 		/* rxe caps neither (2^20 receives an SRQ) */
 		long long want_max = srq_max ?: 4 * srq_size;
@@ -251,6 +253,8 @@ TEST_F_TIMEOUT(ib, procfs, 290)
 		EXPECT_STREQ("shared-queue", d.receive);
 		EXPECT_LT(0, d.buffers);
 		EXPECT_LE(0, d.retiring);
+		EXPECT_LE(0, d.stranded);
+		EXPECT_GE(d.retiring, d.stranded);
 		EXPECT_GE(d.max, d.buffers);
 		EXPECT_EQ(want_max > srq_size ? want_max : srq_size, d.max);
 		EXPECT_LE(srq_size, d.buffers - d.retiring);

@@ -17,7 +17,7 @@
 #define PROC_DEVICES	"/proc/net/rds/devices"
 #define PROC_STATS	"/proc/net/rds/stats"
 #define PROC_CONNS_HDR	"local remote tos transport state secs credits queued unacked retransmitted generation last_reset"
-#define PROC_DEVICES_HDR "device receive srq_buffers srq_posted srq_free srq_retiring srq_max grants mr_used mr_max connections"
+#define PROC_DEVICES_HDR "device receive srq_buffers srq_posted srq_free srq_retiring srq_max srq_stranded grants mr_used mr_max connections"
 
 /* The whole of path, NUL-terminated (malloc'ed), or NULL with errno set. */
 static inline char *proc_read(const char *path)
@@ -134,7 +134,7 @@ struct proc_dev {
 	char		name[64];
 	char		receive[32];
 	/* -1: "-" (no SRQ) */
-	long long	buffers, posted, free, retiring, max;
+	long long	buffers, posted, free, retiring, max, stranded;
 	unsigned long long grants;
 	long long	mr_used;
 	unsigned long long mr_max;
@@ -151,15 +151,15 @@ static inline int proc_dev_find(const char *text, const char *name,
 				struct proc_dev *d)
 {
 	const char *line = strchr(text, '\n');
-	char b[24], p[24], f[24], r[24], m[24];
+	char b[24], p[24], f[24], r[24], m[24], s[24];
 
 	while (line && line[1]) {
 		line++;
 		memset(d, 0, sizeof(*d));
 		if (sscanf(line,
-			   "%63s %31s %23s %23s %23s %23s %23s %llu %lld %llu %u",
-			   d->name, d->receive, b, p, f, r, m, &d->grants,
-			   &d->mr_used, &d->mr_max, &d->conns) != 11)
+			   "%63s %31s %23s %23s %23s %23s %23s %23s %llu %lld %llu %u",
+			   d->name, d->receive, b, p, f, r, m, s, &d->grants,
+			   &d->mr_used, &d->mr_max, &d->conns) != 12)
 			return -1;
 		if (!strcmp(d->name, name)) {
 			d->buffers = proc_num_or_dash(b);
@@ -167,6 +167,7 @@ static inline int proc_dev_find(const char *text, const char *name,
 			d->free = proc_num_or_dash(f);
 			d->retiring = proc_num_or_dash(r);
 			d->max = proc_num_or_dash(m);
+			d->stranded = proc_num_or_dash(s);
 			return 1;
 		}
 		line = strchr(line, '\n');
