@@ -9,28 +9,42 @@
 #     host 1's device line (/proc/net/rds/devices) shows SIZE buffers, all
 #     posted, srq_max 4 x SIZE (ib_srq_max's default), and ib_rx_pages is
 #     2 pages a buffer.
-#  1. Both reload with ib_srq_max=MAX (160) as well.  Host 2 opens 16 new
+#  1. Both reload with ib_srq_max=MAX (160) as well, and set
+#     net.rds.ib.heartbeat_ms to 0 (no heartbeat frames until 3's reload:
+#     they would land in the buffers 2 retires).  Host 2 opens 16 new
 #     connections (TOS 21..36) and keeps each busy for BUSY seconds with
 #     messages of 5000 bytes (two frames), each carrying its TOS, its
 #     sequence number and a pattern of it; then an end message with the
 #     count.  Their first grants (17 buffers for the first 7, then what is
 #     left, then 5) take 168 buffers of host 1's 128: the pool is short.
 #     Host 1 checks every message (in order per connection, intact, the
-#     count of the end message) and that within the busy phase its pool
-#     (srq_buffers less srq_retiring) reached srq_max (MAX) and never
-#     passed it (sampled every 200 ms), srq_grown moved by MAX - SIZE at
-#     least; once quiet, srq_free is 0 or more (out of debt), every buffer
-#     is posted and ib_rx_pages is 2 x srq_buffers.
-#  2. Idle: host 2's connections give their credits back (2 s), host 1's
-#     pool has 80 buffers free, and within 40 s (10 s idle, then a step of
-#     32 a second) it is back at SIZE (srq_shrunk moved).  Host 2 lowers
-#     net.rds.ib.heartbeat_ms to 200 so that frames keep landing in host
-#     1's SRQ: within 20 s no buffer is retiring any more, srq_buffers is
-#     SIZE, ib_rx_pages 2 x SIZE, and srq_retired moved.
+#     count of the end message) and that while host 2 sent (sampled every
+#     200 ms until host 2 says it stopped) its pool (srq_buffers less
+#     srq_retiring) reached srq_max (MAX) and never passed it, srq_grown
+#     moved by MAX - SIZE at least; once quiet, srq_free is 0 or more (out
+#     of debt), every buffer is posted and ib_rx_pages is 2 x srq_buffers.
+#  2. Idle, with no frames (give-back still runs, once a second with the
+#     heartbeat off).  Host 2's connections give their credits back (2 s,
+#     before the shrink can come), host 1's pool
+#     has 80 buffers free, and within 40 s (10 s idle, then a step of 32)
+#     it is back at SIZE (srq_shrunk moved); the 32 retired buffers stay
+#     posted, since no frame lands in them.  Within 30 s (10 s without a
+#     frame) every retiring buffer is stranded (srq_stranded of
+#     /proc/net/rds/devices equals srq_retiring, above 0), the counter
+#     srq_stranded moved by as many, the log says so with their bytes, and
+#     the memory figures say what is held: ib_rx_pages 2 x srq_buffers,
+#     srq_buffers SIZE + srq_stranded.
+#     Then host 2 sets heartbeat_ms to 200 so that frames land in host
+#     1's SRQ: within 20 s no buffer is retiring nor stranded any more,
+#     srq_buffers is SIZE, ib_rx_pages 2 x SIZE, and srq_retired moved by
+#     the stranded ones at least.
 #  3. Negative run: both reload with ib_srq_max=SIZE; the same busy phase
 #     on TOS 41..56 (every message checked): the check of 1 must fail
 #     (the pool never grows: srq_grown stays 0, srq_buffers SIZE).
-# Not in a plan yet: written for a later VM run.
+# Every wait ends on the state it waits for, within a deadline scaled by
+# the harness' time scale (wait_for, barrier, scaled); the busy phases
+# last BUSY seconds of host 2's clock, and host 1 watches until host 2
+# says it stopped.
 . "$(dirname "$0")/lib.sh"
 
 P=/sys/module/rds/parameters
@@ -43,7 +57,8 @@ BUSY=15
 rds_loaded || { ksft_fail "rds loaded"; ksft_exit; }
 
 # dev COLUMN: a column of this host's line in /proc/net/rds/devices
-# (3 srq_buffers, 4 srq_posted, 5 srq_free, 6 srq_retiring, 7 srq_max).
+# (3 srq_buffers, 4 srq_posted, 5 srq_free, 6 srq_retiring, 7 srq_max,
+# 8 srq_stranded).
 dev() {
 	awk -v d="$RDS_RXE" -v c="$1" '$1 == d { print $c }' \
 		/proc/net/rds/devices
@@ -64,15 +79,19 @@ pages_match() {	# ib_rx_pages is 2 pages (8 KiB) a buffer
 grew() {	# grew KEY FROM BY: ib_counters KEY is at least FROM + BY
 	[ "$(ib_counter "$1")" -ge $(( $2 + $3 )) ]
 }
+stranded_all() {	# every retiring buffer stranded, and some are
+	[ "$(dev 6)" -gt 0 ] && [ "$(dev 8)" = "$(dev 6)" ]
+}
 
 # send: host 2's sender.  busy SECS TOS...: messages of 5000 bytes on
 # each TOS in turn for SECS seconds, then on each an end message with
 # the count it sent there; it waits for the receiver's answer to each
 # (closing a socket drops what it has not sent yet).
 send_py=$(cat <<'PY'
-import errno, fcntl, socket, struct, sys, time
+import errno, fcntl, os, socket, struct, sys, time
 me, peer, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
 secs, toses = float(sys.argv[4]), [int(t) for t in sys.argv[5:]]
+scale = int(os.environ.get("RDS_TIME_SCALE", "1"))
 SIOCRDSSETTOS = 0x89E0
 SIZE = 5000
 def sock(tos):
@@ -104,7 +123,7 @@ for t, s in socks.items():
     send(s, b"srqgrow-end %d %d" % (t, sent[t]))
 for t, s in socks.items():
     s.setblocking(True)
-    s.settimeout(120)
+    s.settimeout(120 * scale)
     if s.recv(100) != b"srqgrow-ok %d" % t:
         sys.exit("wrong answer on TOS %d" % t)
 print("sent", sum(sent.values()))
@@ -115,13 +134,13 @@ PY
 # "bound" to $1 once bound, exits 0 if every message came once, in
 # order, intact.
 recv_py=$(cat <<'PY'
-import socket, sys, time
+import os, socket, sys, time
 me, port, ready, toses = sys.argv[1], int(sys.argv[2]), sys.argv[3], \
     [int(t) for t in sys.argv[4:]]
 SIZE = 5000
 s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
 s.bind((me, port))
-s.settimeout(300)
+s.settimeout(300 * int(os.environ.get("RDS_TIME_SCALE", "1")))
 open(ready, "w").write("bound\n")
 nxt = {t: 0 for t in toses}
 done, bad, n = set(), 0, 0
@@ -166,15 +185,16 @@ recv_check() {	# recv_check WHAT: every message checked
 	cat /tmp/srq_grow.recv
 	check "$1: every message came once, in order, intact" test "$rc" = 0
 }
-# sample_max SECS: the largest pool seen in SECS x 5 readings 200 ms apart.
-sample_max() {
-	local i v top=0
-	for ((i = 0; i < $1 * 5; i++)); do
+# sampler FILE: the largest pool seen, read every 200 ms, kept in FILE
+# until killed.
+sampler() {
+	local v top=0
+	echo 0 > "$1"
+	while :; do
 		v=$(pool)
-		((v > top)) && top=$v
+		((v > top)) && { top=$v; echo "$top" > "$1"; }
 		sleep 0.2
 	done
-	echo "$top"
 }
 tos_range() {	# tos_range FIRST: FIRST .. FIRST + 15
 	seq "$1" $(( $1 + 15 ))
@@ -210,9 +230,14 @@ busy() {
 		# shellcheck disable=SC2046 # one argument per TOS
 		recv_start $(tos_range "$2")
 		grown0=$(ib_counter srq_grown)
+		sampler /tmp/srq_grow.seen &
+		sampler_pid=$!
 		barrier "$name-go" 60 || ksft_fail "barrier $name-go"
-		seen=$(sample_max "$BUSY")
-		barrier "$name-stopped" 120 || ksft_fail "barrier $name-stopped"
+		# until host 2's sender is done (its answers received)
+		barrier "$name-stopped" 300 || ksft_fail "barrier $name-stopped"
+		kill "$sampler_pid"
+		wait "$sampler_pid" 2> /dev/null
+		seen=$(cat /tmp/srq_grow.seen)
 		recv_check "$name"
 		echo "# $name: largest pool $seen, srq_grown +$(( $(ib_counter srq_grown) - grown0 )), now: $(grep "^$RDS_RXE " /proc/net/rds/devices)"
 		if [ "$seen" = "$MAX" ] && grew srq_grown "$grown0" $(( MAX - SIZE )); then
@@ -239,9 +264,9 @@ busy() {
 		barrier "$name-go" 60 || ksft_fail "barrier $name-go"
 		# shellcheck disable=SC2046 # one argument per TOS
 		check "$name: host 2 kept 16 connections busy for $BUSY s" \
-			timeout 300 python3 -c "$send_py" "$RDS_ADDR" "$RDS_PEER" \
+			timeout "$(scaled 300)" python3 -c "$send_py" "$RDS_ADDR" "$RDS_PEER" \
 				"$PORT" "$BUSY" $(tos_range "$2")
-		barrier "$name-stopped" 120 || ksft_fail "barrier $name-stopped"
+		barrier "$name-stopped" 300 || ksft_fail "barrier $name-stopped"
 	fi
 	barrier "$name-done" 300 || ksft_fail "barrier $name-done"
 }
@@ -249,32 +274,52 @@ busy() {
 # 1. Growth up to ib_srq_max.
 check "reload with ib_srq_max=$MAX" \
 	rds_reload ib_srq_size=$SIZE ib_credits=$CREDITS ib_srq_max=$MAX
+# no heartbeat from here to the end of 2 (the reload of 3 restores it):
+# no frame may land in host 1's SRQ once the connections are idle
+echo 0 > $S/heartbeat_ms
 barrier grow-loaded 120 || ksft_fail "barrier grow-loaded"
 [ "$RDS_HOST" = 1 ] && check "srq_max $(dev 7) = $MAX" test "$(dev 7)" = "$MAX"
 busy grow 21 grow
 
-# 2. Idle: back to ib_srq_size, the retired buffers freed.
+# 2. Idle with no frames (no heartbeat since the reload of 1): back to
+# ib_srq_size, the retired buffers stranded (held, said so); then frames
+# free them.
 if [ "$RDS_HOST" = 1 ]; then
 	shrunk0=$(ib_counter srq_shrunk)
 	retired0=$(ib_counter srq_retired)
+	stranded0=$(ib_counter srq_stranded)
 	barrier idle-go 60 || ksft_fail "barrier idle-go"
 	check "idle: the pool shrank back to $SIZE (now $(pool), srq_free $(dev 5))" \
 		wait_for 40 pool_is "$SIZE"
 	check "idle: srq_shrunk moved ($(ib_counter srq_shrunk), was $shrunk0)" \
 		grew srq_shrunk "$shrunk0" 1
-	check "idle: as frames land, no buffer retiring, $SIZE left, all posted" \
-		wait_for 20 settled_at "$SIZE"
+	check "idle, no frames: every retiring buffer stranded within 10 s (retiring $(dev 6), stranded $(dev 8))" \
+		wait_for 30 stranded_all
+	n=$(dev 8)
+	echo "# stranded: $(grep "^$RDS_RXE " /proc/net/rds/devices)"
+	check "idle: the counter srq_stranded moved by $n ($(ib_counter srq_stranded), was $stranded0)" \
+		grew srq_stranded "$stranded0" "$n"
+	check "idle: the log says $n buffers ($(( n * 8240 )) bytes) still posted" \
+		bash -c "dmesg | grep -q '$RDS_RXE: $n retired receive buffers ($(( n * 8240 )) bytes) still posted, none freed for 10 s'"
+	check "idle: held: srq_buffers $(dev 3) = $SIZE + $n stranded, ib_rx_pages $(cat $P/ib_rx_pages) = 2 x srq_buffers" \
+		bash -c "[ $(dev 3) = $(( SIZE + n )) ] && [ $(cat $P/ib_rx_pages) = $(( 2 * (SIZE + n) )) ]"
+	barrier stranded 120 || ksft_fail "barrier stranded"
+	check "frames again: no buffer retiring nor stranded, $SIZE left, all posted" \
+		wait_for 20 bash -c "awk -v d=$RDS_RXE -v n=$SIZE '\$1 == d && \$3 == n && \$4 == n && \$6 == 0 && \$8 == 0 { ok = 1 } END { exit !ok }' /proc/net/rds/devices"
 	echo "# idle: $(grep "^$RDS_RXE " /proc/net/rds/devices)"
-	check "idle: srq_retired moved ($(ib_counter srq_retired), was $retired0)" \
-		grew srq_retired "$retired0" 1
-	check "idle: ib_rx_pages $(cat $P/ib_rx_pages) = 2 x $SIZE" pages_match
+	check "frames again: srq_retired moved by $n at least ($(ib_counter srq_retired), was $retired0)" \
+		grew srq_retired "$retired0" "$n"
+	check "frames again: ib_rx_pages $(cat $P/ib_rx_pages) = 2 x $SIZE" pages_match
 	barrier idle-done 120 || ksft_fail "barrier idle-done"
 else
-	echo 200 > $S/heartbeat_ms
 	barrier idle-go 60 || ksft_fail "barrier idle-go"
+	# until host 1 has seen its retired buffers stranded (at most 40 s
+	# for the shrink and 30 s for the stranding, scaled)
+	barrier stranded 120 || ksft_fail "barrier stranded"
+	echo 200 > $S/heartbeat_ms
 	barrier idle-done 120 || ksft_fail "barrier idle-done"
-	echo "$hb0" > $S/heartbeat_ms
 fi
+echo "$hb0" > $S/heartbeat_ms
 echo "# ib_counters: $(cat $P/ib_counters)"
 check "no RNR, no bad frame before the reload" \
 	test "$(ib_counter rnr)" = 0 -a "$(ib_counter bad_frames)" = 0
