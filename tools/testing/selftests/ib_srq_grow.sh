@@ -186,13 +186,14 @@ recv_check() {	# recv_check WHAT: every message checked
 	check "$1: every message came once, in order, intact" test "$rc" = 0
 }
 # sampler FILE: the largest pool seen, read every 200 ms, kept in FILE
-# until killed.
+# until killed (each value renamed into place: a kill never leaves FILE
+# half written).
 sampler() {
 	local v top=0
 	echo 0 > "$1"
 	while :; do
 		v=$(pool)
-		((v > top)) && { top=$v; echo "$top" > "$1"; }
+		((v > top)) && { top=$v; echo "$top" > "$1.new"; mv "$1.new" "$1"; }
 		sleep 0.2
 	done
 }
