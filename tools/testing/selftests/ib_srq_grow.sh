@@ -21,8 +21,10 @@
 #     count of the end message) and that while host 2 sent (sampled every
 #     200 ms until host 2 says it stopped) its pool (srq_buffers less
 #     srq_retiring) reached srq_max (MAX) and never passed it, srq_grown
-#     moved by MAX - SIZE at least; once quiet, srq_free is 0 or more (out
-#     of debt), every buffer is posted and ib_rx_pages is 2 x srq_buffers.
+#     moved by MAX - SIZE at least; once quiet, within 10 s srq_free is 0
+#     or more (out of debt: the last of a debt is paid by give-back, no
+#     frame lands), every buffer is posted and ib_rx_pages is 2 x
+#     srq_buffers.
 #  2. Idle, with no frames (give-back still runs, once a second with the
 #     heartbeat off).  Host 2's connections give their credits back (2 s,
 #     before the shrink can come), host 1's pool
@@ -249,8 +251,16 @@ busy() {
 		if [ "$expect" = grow ]; then
 			check "$name: the pool grew to srq_max $MAX, never past it (largest $seen), srq_grown +$(( MAX - SIZE )) at least" \
 				test "$got" = grow
-			check "$name: quiet, out of debt (srq_free $(dev 5))" \
-				test "$(dev 5)" -ge 0
+			# At srq_max the busy connections end with the pool
+			# in debt or not, as their last frames fell (the
+			# grants outnumber the buffers; keep-backs and
+			# earn-backs swing it around 0: -5 at the stop in
+			# the first run).  Quiet, no frame pays it: the
+			# give-back does (credit_return_ms 2000, looked at
+			# once a second with the heartbeat off).
+			echo "# $name: at the stop srq_free $(dev 5)"
+			check "$name: quiet, out of debt within 10 s (give-back)" \
+				wait_for 10 bash -c "awk -v d=$RDS_RXE '\$1 == d && \$5 >= 0 { ok = 1 } END { exit !ok }' /proc/net/rds/devices"
 			check "$name: quiet, every buffer posted" \
 				wait_for 10 bash -c "awk -v d=$RDS_RXE '\$1 == d && \$3 == \$4 { ok = 1 } END { exit !ok }' /proc/net/rds/devices"
 			check "$name: ib_rx_pages $(cat $P/ib_rx_pages) = 2 x srq_buffers $(dev 3)" \
