@@ -110,13 +110,14 @@ static struct page *rds_ib_rx_page_alloc(gfp_t gfp)
 	return alloc_pages(gfp | __GFP_COMP, RDS_IB_RX_ORDER);
 }
 
-/* Give a buffer its page, mapped for the device. */
-int rds_ib_rx_buf_alloc(struct rds_ib_rx_buf *buf, bool may_fail)
+/* Give a buffer its page (allocated with gfp), mapped for the device. */
+static int rds_ib_rx_buf_get(struct rds_ib_rx_buf *buf, bool may_fail,
+			     gfp_t gfp)
 {
 	struct ib_device *dev = buf->rb_dev->rd_dev;
 
 	buf->rb_page = may_fail && rds_fault() ? NULL :
-		       rds_ib_rx_page_alloc(GFP_KERNEL);
+		       rds_ib_rx_page_alloc(gfp);
 	if (!buf->rb_page)
 		return -ENOMEM;
 	buf->rb_dma = ib_dma_map_page(dev, buf->rb_page, 0, RDS_IB_RX_BYTES,
@@ -127,6 +128,11 @@ int rds_ib_rx_buf_alloc(struct rds_ib_rx_buf *buf, bool may_fail)
 	}
 	atomic_add(1 << RDS_IB_RX_ORDER, &rds_ib_rx_pages);
 	return 0;
+}
+
+int rds_ib_rx_buf_alloc(struct rds_ib_rx_buf *buf, bool may_fail)
+{
+	return rds_ib_rx_buf_get(buf, may_fail, GFP_KERNEL);
 }
 
 void rds_ib_rx_buf_free(struct rds_ib_rx_buf *buf)
@@ -336,11 +342,11 @@ static int rds_ib_srq_alloc_slots(struct rds_ib_device *rdev)
  * only): false if none could be had.
  */
 static bool rds_ib_srq_fill(struct rds_ib_device *rdev, unsigned int i,
-			    bool may_fail)
+			    bool may_fail, gfp_t gfp)
 {
 	if (test_and_set_bit_lock(i, rdev->rd_rx_used))
 		return false;
-	if (rds_ib_rx_buf_alloc(&rdev->rd_rx_bufs[i], may_fail)) {
+	if (rds_ib_rx_buf_get(&rdev->rd_rx_bufs[i], may_fail, gfp)) {
 		clear_bit_unlock(i, rdev->rd_rx_used);
 		return false;
 	}
@@ -354,6 +360,13 @@ static void rds_ib_srq_unfill(struct rds_ib_device *rdev, unsigned int i)
 	atomic_dec(&rdev->rd_rx_live);
 	clear_bit_unlock(i, rdev->rd_rx_used);
 }
+
+/* A grow's pages are wanted, not needed: an order-1 GFP_KERNEL allocation
+ * does not fail, it reclaims for as long as it takes and may call the OOM
+ * killer.  These give up after one attempt at reclaim instead, silently
+ * (srq_grow_fail counts them).
+ */
+#define RDS_IB_SRQ_GROW_GFP	(GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN)
 
 /* Add n buffers to the pool (the resize work): the ones still posted that
  * were to be retired come back first, then new ones are allocated and
@@ -377,7 +390,7 @@ static void rds_ib_srq_grow(struct rds_ib_device *rdev, unsigned int n)
 		i = find_first_zero_bit(rdev->rd_rx_used, rdev->rd_rx_max);
 		if (i >= rdev->rd_rx_max)
 			break;
-		if (!rds_ib_srq_fill(rdev, i, true)) {
+		if (!rds_ib_srq_fill(rdev, i, true, RDS_IB_SRQ_GROW_GFP)) {
 			rds_ib_count(RDS_IB_C_SRQ_GROW_FAIL);
 			break;
 		}
@@ -580,7 +593,8 @@ static int rds_ib_srq_setup(struct rds_ib_device *rdev)
 		/* Inject at the first and last page only: a thousand sites
 		 * would make the fault test walk them all for nothing.
 		 */
-		if (!rds_ib_srq_fill(rdev, i, i == 0 || i == n - 1)) {
+		if (!rds_ib_srq_fill(rdev, i, i == 0 || i == n - 1,
+				     GFP_KERNEL)) {
 			ret = -ENOMEM;
 			goto err;
 		}
