@@ -426,10 +426,15 @@ static void rds_ib_srq_shrink(struct rds_ib_device *rdev, unsigned int n)
 }
 
 /* Look at the pool again in a tick while it is short (it may grow) or
- * above its initial size (it may shrink).
+ * above its initial size (it may shrink).  Never for a pool whose initial
+ * size is its maximum (ib_srq_max at most ib_srq_size, or the device's
+ * cap): it neither grows nor shrinks, and a debt that lasts (more peers
+ * than buffers) would run the work every tick for nothing.
  */
 static void rds_ib_srq_watch(struct rds_ib_device *rdev)
 {
+	if (rdev->rd_rx_max == rdev->rd_rx_min)
+		return;
 	queue_delayed_work(system_wq, &rdev->rd_rx_resize, RDS_IB_SRQ_TICK);
 }
 
