@@ -131,8 +131,12 @@ static int rds_ib_add_one(struct ib_device *dev)
 		ret = PTR_ERR(rdev->rd_pd);
 		goto err_free;
 	}
-	/* Room for every receive that can complete at once, plus one. */
+	/* Room for every receive that can complete at once, plus one (the
+	 * drain QP's marker); a ring's connections have CQs of their own.
+	 */
 	rds_ib_srq_sizes(dev, &min, &max);
+	if (rdev->rd_rx_ops != &rds_ib_srq_ops)
+		max = 0;
 	rdev->rd_recv_cq = rds_fault() ? ERR_PTR(-ENOMEM) :
 			   ib_alloc_cq_any(dev, rdev, max + 1,
 					   rds_ib_test_rx_poll_ctx());
