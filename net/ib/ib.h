@@ -191,7 +191,9 @@ struct rds_ib_device {
 	 */
 	unsigned int		rd_rx_stranded;
 	/* buffers in the pool: live ones not retiring.  Written by setup
-	 * and the resize work only (WRITE_ONCE: /proc reads it).
+	 * and the resize work, read by the work and by the release's check
+	 * once the work is cancelled: never alongside a writer (/proc shows
+	 * rd_rx_live and rd_rx_retire, not this).
 	 */
 	unsigned int		rd_rx_pool;
 	struct rds_ib_srq_sizing rd_rx_sizing;	/* the resize work's */

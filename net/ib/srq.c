@@ -401,7 +401,7 @@ static void rds_ib_srq_grow(struct rds_ib_device *rdev, unsigned int n)
 		}
 		added++;
 	}
-	WRITE_ONCE(rdev->rd_rx_pool, rdev->rd_rx_pool + added);
+	rdev->rd_rx_pool += added;
 	atomic_add(added, &rdev->rd_rx_free);
 	atomic64_add(added, &rds_ib_counters[RDS_IB_C_SRQ_GROWN]);
 }
@@ -420,7 +420,7 @@ static void rds_ib_srq_shrink(struct rds_ib_device *rdev, unsigned int n)
 		 atomic_cmpxchg(&rdev->rd_rx_free, free, free - take) != free);
 	if (take <= 0)
 		return;
-	WRITE_ONCE(rdev->rd_rx_pool, rdev->rd_rx_pool - take);
+	rdev->rd_rx_pool -= take;
 	atomic_add(take, &rdev->rd_rx_retire);
 	atomic64_add(take, &rds_ib_counters[RDS_IB_C_SRQ_SHRUNK]);
 }
