@@ -247,7 +247,9 @@ TEST_F_TIMEOUT(ib, procfs, 290)
 		EXPECT_EQ(-1, d.max);
 		EXPECT_EQ(-1, d.stranded);
 	} else {
-		/* rxe caps neither (2^20 receives an SRQ) */
+		/* rxe caps neither at these sizes (2^20 receives an SRQ,
+		 * 2^15 entries a CQ: ib_srq_max up to 32766)
+		 */
 		long long want_max = srq_max ?: 4 * srq_size;
 
 		EXPECT_STREQ("shared-queue", d.receive);
