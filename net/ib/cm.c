@@ -608,6 +608,14 @@ static void rds_ib_attempt_up(struct rds_ib_conn *ic)
 	union ib_gid sgid, dgid;
 
 	lockdep_assert_held(&ic->i_cm_mutex);
+	/* Over IPv6 a connection exists: the kernel's connect race is over,
+	 * its count of race refusals starts again, the memory stays
+	 * (mlhs.h).  Not at its request (forged or not): at its connection.
+	 */
+	if (!ipv6_addr_v4mapped(&conn->c_faddr))
+		ic->i_peer_ml = rds_ib_ml6_remember(ic->i_peer_ml, ic->i_req,
+						    RDS_IB_ML6_UP,
+						    &ic->i_ml6_raced);
 	rdma_read_gids(id, &sgid, &dgid);
 	spin_lock_bh(&ic->i_lock);
 	ic->i_qp_info.q_sgid = sgid;
@@ -809,7 +817,9 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	mod_delayed_work(rds_ib_wq, &ic->i_timeout_work, RDS_IB_ATTEMPT_TIMEOUT);
 	rds_conn_set_state(conn, RDS_CONN_CONNECTING, "accepting");
 	/* Over IPv4 the protocol it ran last; over IPv6 a request in its
-	 * layout may be forged for a peer of ours: only our own does.
+	 * layout may be forged for a peer of ours: only our own changes the
+	 * memory, and its own leaves the count of race refusals too (reset
+	 * when this attempt comes up: rds_ib_attempt_up()).
 	 */
 	if (ipv6_addr_v4mapped(&faddr))
 		ic->i_peer_ml = !!ml;
@@ -939,7 +949,9 @@ static int rds_ib_cm_connect(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 /* Our request was refused: say why.  Over IPv6 a refusal by the peer's
  * RDS (not one of the CM's own, nor one with zeros for private data: no
  * listener, no answer) tells whether it runs the kernel's RDS: the next
- * request follows (mlhs.h).
+ * request follows (mlhs.h).  The int 1 refusing its own request counts
+ * as a race refusal until a connection comes up (rds_ib_attempt_up());
+ * any other refusal by it sets the count to 0.
  */
 static void rds_ib_cm_refused(struct rds_ib_conn *ic,
 			      struct rdma_cm_event *event)

@@ -393,7 +393,8 @@ struct rds_ib_conn {
 	 */
 	bool			i_peer_ml;
 	/* over IPv6, the refusals with the int 1 of the kernel's request
-	 * in a row (rds_ib_ml6_remember(); i_cm_mutex)
+	 * in a row: reset by an attempt coming up or another answer to our
+	 * request, not by its request (rds_ib_ml6_remember(); i_cm_mutex)
 	 */
 	u8			i_ml6_raced;
 	/* the minor of the peer's last handshake of ours, capped at ours

@@ -142,7 +142,9 @@ const char *rds_ib_ml_answer(struct rds_ib_conn *ic,
 				  &c);
 	*ml = kind == RDS_IB_PD_MAINLINE;
 	/* Over IPv6 the request said which protocol: the accept must be in
-	 * it (its own request: its layout; our handshake: ours).
+	 * it (its own request: its layout; our handshake: ours).  An accept
+	 * answers our own request: it sets the count of race refusals to 0
+	 * at once (mlhs.h), before the attempt comes up.
 	 */
 	if (v6) {
 		bool asked_ml = ic->i_req == RDS_IB_REQ_ML;

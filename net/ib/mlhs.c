@@ -252,14 +252,19 @@ bool rds_ib_ml6_remember(bool was, enum rds_ib_req_kind sent,
 		*raced = 0;
 		return false;
 	}
+	/* Neither set nor counted: a request in its layout can be anyone's
+	 * (a forged one for a peer of ours).  The race it would end is over
+	 * when its connection comes up (UP).
+	 */
+	if (ev == RDS_IB_ML6_PEER_ML)
+		return was;
 	*raced = 0;
 	switch (ev) {
+	/* An accept in its layout never sets it: it answers a request sent
+	 * because the memory was set.
+	 */
 	case RDS_IB_ML6_ACCEPT_ML:
-	case RDS_IB_ML6_PEER_ML:
-		/* Never set here: a request in its layout can be anyone's
-		 * (a forged one for a peer of ours), and an accept in it
-		 * answers a request sent because the memory was set.
-		 */
+	case RDS_IB_ML6_UP:
 		return was;
 	case RDS_IB_ML6_ACCEPT_OURS:
 	case RDS_IB_ML6_PEER_OURS:

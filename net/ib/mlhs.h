@@ -234,6 +234,9 @@ enum rds_ib_ml6_event {
 	RDS_IB_ML6_ACCEPT_BAD,	/* an accept neither could send */
 	RDS_IB_ML6_PEER_ML,	/* we accepted its request in its layout */
 	RDS_IB_ML6_PEER_OURS,	/* we accepted a request of ours */
+	RDS_IB_ML6_UP,		/* an attempt came up, either side's:
+				 * a connection exists
+				 */
 	RDS_IB_ML6_EV_MAX,
 };
 
@@ -243,38 +246,51 @@ enum rds_ib_ml6_event {
 #define RDS_IB_ML6_RACED_MAX	32
 
 /* The memory after ev, given it before (was) and what our request was
- * (sent; for the two PEER events, what our last one was); *raced counts
- * the refusals with the int 1 of the kernel's request in a row, and
- * every other event sets it to 0.  Events are the peer's answers and
- * requests only (cm.c, mlcm.c): an attempt that fails without an answer
- * (its timeout, UNREACHABLE, CONNECT_ERROR, an address or route error)
- * or that the IB CM refuses (RDS_IB_REJ_NONE) neither counts nor resets,
- * so the race refusals of episodes with no connection between them add
- * up (at most one more refusal of our handshake per 32):
+ * (sent; for the two PEER events and UP, what our last one was); *raced
+ * counts the refusals with the int 1 of the kernel's request in a row.
+ * Events are the peer's answers and requests, and an attempt coming up
+ * (cm.c, mlcm.c): an attempt that fails without an answer (its timeout,
+ * UNREACHABLE, CONNECT_ERROR, an address or route error) or that the IB
+ * CM refuses (RDS_IB_REJ_NONE) neither counts nor resets, so the race
+ * refusals of episodes with no connection between them add up (at most
+ * one more refusal of our handshake per 32):
  * - its refusal of our handshake: it runs the kernel's RDS (the next
  *   request is its own); nothing else sets the memory;
  * - a refusal with the int 1 of its own request: the kernel's RDS makes
  *   it while its own attempt toward us is in flight (its connect race,
- *   which ends when its request reaches us: we accept it, PEER_ML); the
- *   memory stays, until the RDS_IB_ML6_RACED_MAX-th in a row: a module of
- *   ours older than the step that accepts the kernel's requests refuses
- *   them so too, and would be reached only when it connects to us (its
- *   request is ours: PEER_OURS).  At the default backoff (1 s at most) 32
- *   attempts it paces take 11 s or more (a connection with an empty
- *   send queue reconnects at once on the next send: rds_ib_conn_connect()
- *   has no delay); the kernel's request goes again every 5 s
- *   or so (the IB CM's timeout) while its attempt lasts.  The cost: such
- *   a module is reached at our 33rd attempt; a race as long as 32 of our
- *   attempts costs one more refusal of our handshake;
+ *   which ends when its request reaches us and that connection comes up:
+ *   PEER_ML, then UP); the memory stays, until the
+ *   RDS_IB_ML6_RACED_MAX-th in a row: a module of ours older than the
+ *   step that accepts the kernel's requests refuses them so too, and
+ *   would be reached only when it connects to us (its request is ours:
+ *   PEER_OURS).  At the default backoff (1 s at most) 32 attempts it
+ *   paces take 11 s or more (a connection with an empty send queue
+ *   reconnects at once on the next send: rds_ib_conn_connect() has no
+ *   delay); the kernel's request goes again every 5 s or so (the IB
+ *   CM's timeout) while its attempt lasts.  The cost: such a module is
+ *   reached at our 33rd attempt; a race as long as 32 of our attempts
+ *   costs one more refusal of our handshake;
  * - any other refusal of its own request, or an accept that is not in
  *   its layout: it does not run it;
  * - a request or accept of ours: it does not;
  * - a request in its layout that we accept, or an accept in it, leaves
  *   the memory as it was: anyone can send such a request for the address
- *   of a peer of ours, and the memory is set before we send one (the
- *   count is set to 0 at the request, forged or not: Documentation/
- *   interop.md, "Still open");
- * - anything else after our handshake leaves the memory as it was.
+ *   of a peer of ours, and the memory is set before we send one;
+ * - the count is set to 0 by an attempt that comes up (UP: the race is
+ *   over when a connection exists), and by every answer to our request
+ *   and every request of ours that we accept; not by a request in its
+ *   layout (PEER_ML), which anyone can send: were it to reset the count,
+ *   one forged request per fewer than RDS_IB_ML6_RACED_MAX of our
+ *   attempts would keep us on its layout toward an old module of ours.
+ *   A forger that completes the connection it asked for (its RTU)
+ *   brings it up, and resets the count, but then holds the connection
+ *   in the peer's name, which no rule of ours prevents.  An answer comes
+ *   to our request only (the IB CM matches it to our request's id); a
+ *   request of ours that we accept clears the memory, so the count no
+ *   longer matters (a forged one costs one more refusal of our
+ *   handshake toward the kernel's RDS, once per forged request);
+ * - anything else after our handshake leaves the memory as it was, and
+ *   UP leaves it as it was after anything.
  */
 bool rds_ib_ml6_remember(bool was, enum rds_ib_req_kind sent,
 			 enum rds_ib_ml6_event ev, u8 *raced);

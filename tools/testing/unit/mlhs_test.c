@@ -371,15 +371,16 @@ static enum rds_ib_rej_kind ref_rej(bool consumer, const unsigned char *b,
  * adds the count).
  */
 static const char ref_mem[3][RDS_IB_ML6_EV_MAX] = {
-	/*           REF_ML REF  ACC_ML ACC_OURS ACC_BAD PEER_ML PEER_OURS */
-	[RDS_IB_REQ_OFFER] = { 'w', 'w', 'w', 0, 'w', 'w', 0 },
-	[RDS_IB_REQ_OURS]  = { 1,   'w', 'w', 0, 'w', 'w', 0 },
-	[RDS_IB_REQ_ML]    = { 'w', 0,   'w', 0, 0,   'w', 0 },
+	/*       REF_ML REF  ACC_ML ACC_OURS ACC_BAD PEER_ML PEER_OURS UP */
+	[RDS_IB_REQ_OFFER] = { 'w', 'w', 'w', 0, 'w', 'w', 0, 'w' },
+	[RDS_IB_REQ_OURS]  = { 1,   'w', 'w', 0, 'w', 'w', 0, 'w' },
+	[RDS_IB_REQ_ML]    = { 'w', 0,   'w', 0, 0,   'w', 0, 'w' },
 };
 
 /* The table and the count: the int 1 refusing the kernel's request adds
- * one, and the 32nd in a row clears the memory and the count; every other
- * event sets the count to 0.
+ * one, and the 32nd in a row clears the memory and the count; a request
+ * in its layout that we accept (PEER_ML, anyone's) leaves the count; every
+ * other event, an attempt coming up (UP) included, sets it to 0.
  */
 static bool ref_remember(unsigned int k, unsigned int e, unsigned int w,
 			 unsigned int raced, unsigned int *raced_after)
@@ -392,7 +393,7 @@ static bool ref_remember(unsigned int k, unsigned int e, unsigned int w,
 		*raced_after = raced + 1;
 		return w;
 	}
-	*raced_after = 0;
+	*raced_after = e == RDS_IB_ML6_PEER_ML ? raced : 0;
 	return ref_mem[k][e] == 'w' ? w : (unsigned int)ref_mem[k][e];
 }
 
@@ -459,11 +460,14 @@ struct run {
 #define ATTEMPTS_MAX	(3 * RDS_IB_ML6_RACED_MAX)
 
 /* Connect to peer from memory m with rule fn, the first race attempts
- * refused as in the kernel's connect race (PEER_RACING): up to
- * ATTEMPTS_MAX attempts.
+ * refused as in the kernel's connect race (PEER_RACING), and after every
+ * forge refused attempts (0: never) a forged request in the kernel's
+ * layout that we accept and that never comes up: up to ATTEMPTS_MAX
+ * attempts.  An accepted attempt comes up.
  */
-static struct run connect_peer(remember_fn fn, enum peer_kind peer,
-			       struct mem *m, unsigned int race)
+static struct run connect_forged(remember_fn fn, enum peer_kind peer,
+				 struct mem *m, unsigned int race,
+				 unsigned int forge)
 {
 	struct run r = { 0 };
 	unsigned int n;
@@ -477,16 +481,29 @@ static struct run connect_peer(remember_fn fn, enum peer_kind peer,
 		r.ours += k == RDS_IB_REQ_OURS;
 		mem_learn(fn, m, k, ev);
 		if (ev == RDS_IB_ML6_ACCEPT_ML || ev == RDS_IB_ML6_ACCEPT_OURS) {
+			mem_learn(fn, m, k, RDS_IB_ML6_UP);
 			r.n = n;
 			return r;
 		}
 		r.refused++;
+		if (forge && !(n % forge))
+			mem_learn(fn, m, mem_request(m), RDS_IB_ML6_PEER_ML);
 	}
 	return r;
 }
 
+static struct run connect_peer(remember_fn fn, enum peer_kind peer,
+			       struct mem *m, unsigned int race)
+{
+	return connect_forged(fn, peer, m, race, 0);
+}
+
+/* The scenario checks made since the last reset (each SCEN). */
+static unsigned int scen_checks;
+
 /* A broken expectation of a scenario: counted in bad, said if verbose. */
 #define SCEN(cond, ...) do {						\
+	scen_checks++;							\
 	if (!(cond)) {							\
 		bad++;							\
 		if (verbose)						\
@@ -496,8 +513,8 @@ static struct run connect_peer(remember_fn fn, enum peer_kind peer,
 
 /* Two modules of ours over IPv6, A and B, each with its memory of the
  * other (ma, mb): the initiator sends what its memory picks, the other
- * accepts it in its protocol (PEER_NEW) and both apply fn.  Returns
- * whether the connection is in our protocol.
+ * accepts it in its protocol (PEER_NEW), the connection comes up on both
+ * and both apply fn.  Returns whether the connection is in our protocol.
  */
 static bool pair_connect(remember_fn fn, struct mem *mi, struct mem *ma)
 {
@@ -508,6 +525,8 @@ static bool pair_connect(remember_fn fn, struct mem *mi, struct mem *ma)
 		  ml ? RDS_IB_ML6_PEER_ML : RDS_IB_ML6_PEER_OURS);
 	mem_learn(fn, mi, k, ml ? RDS_IB_ML6_ACCEPT_ML :
 				  RDS_IB_ML6_ACCEPT_OURS);
+	mem_learn(fn, ma, mem_request(ma), RDS_IB_ML6_UP);
+	mem_learn(fn, mi, mem_request(mi), RDS_IB_ML6_UP);
 	return !ml;
 }
 
@@ -550,7 +569,7 @@ static unsigned int pair_scenarios(remember_fn fn, bool verbose)
 
 /* The kernel's connect race after a link cut, from memory start: our
  * requests refused with the int 1 (race of them), then its own request
- * accepted (PEER_ML), three times over.  Our handshake goes once per
+ * accepted (PEER_ML) and its connection up (UP).  Our handshake goes once per
  * RDS_IB_ML6_RACED_MAX + 1 refusals from memory 0 (the first refusal),
  * once per that many after the first RDS_IB_ML6_RACED_MAX from 1; the
  * memory outlives a race shorter than RDS_IB_ML6_RACED_MAX.
@@ -573,6 +592,7 @@ static unsigned int race_scenarios(remember_fn fn, bool verbose)
 				mem_learn(fn, &m, k, RDS_IB_ML6_REFUSED_ML);
 			}
 			mem_learn(fn, &m, mem_request(&m), RDS_IB_ML6_PEER_ML);
+			mem_learn(fn, &m, mem_request(&m), RDS_IB_ML6_UP);
 			SCEN(r.ours == (race + (start ? 0 : max)) / (max + 1),
 			     "a race of %u from %u: %u handshakes\n", race,
 			     start, r.ours);
@@ -583,7 +603,8 @@ static unsigned int race_scenarios(remember_fn fn, bool verbose)
 		}
 	}
 	/* Races one after the other, each one short of the bound, each
-	 * ended by its request accepted: no handshake of ours, remembered.
+	 * ended by its request accepted and its connection up: no handshake
+	 * of ours, remembered.
 	 */
 	m = (struct mem){ .ml = true };
 	r = (struct run){ 0 };
@@ -595,9 +616,45 @@ static unsigned int race_scenarios(remember_fn fn, bool verbose)
 			mem_learn(fn, &m, k, RDS_IB_ML6_REFUSED_ML);
 		}
 		mem_learn(fn, &m, mem_request(&m), RDS_IB_ML6_PEER_ML);
+		mem_learn(fn, &m, mem_request(&m), RDS_IB_ML6_UP);
 	}
 	SCEN(!r.ours && m.ml, "8 races: %u handshakes, memory %u\n", r.ours,
 	     m.ml);
+	return bad;
+}
+
+/* Requests in the kernel's layout forged for the address of a peer we
+ * remember as the kernel's RDS, each accepted and never up: they reset
+ * nothing.  31 race refusals, a forged request, one more refusal: the
+ * 32nd in a row clears the memory.  An old module of ours on that
+ * address, a forged request after every 1 to 32 of our refused attempts:
+ * reached at our 33rd attempt all the same, with one handshake of ours.
+ */
+static unsigned int forge_scenarios(remember_fn fn, bool verbose)
+{
+	const unsigned int max = RDS_IB_ML6_RACED_MAX;
+	unsigned int bad = 0, n, forge;
+	struct run r;
+	struct mem m;
+
+	m = (struct mem){ .ml = true };
+	for (n = 0; n < max - 1; n++)
+		mem_learn(fn, &m, mem_request(&m), RDS_IB_ML6_REFUSED_ML);
+	mem_learn(fn, &m, mem_request(&m), RDS_IB_ML6_PEER_ML);
+	SCEN(m.ml && m.raced == max - 1,
+	     "31 refusals and a forged request: memory %u count %u\n", m.ml,
+	     m.raced);
+	mem_learn(fn, &m, mem_request(&m), RDS_IB_ML6_REFUSED_ML);
+	SCEN(!m.ml && !m.raced,
+	     "31 refusals, a forged request, one more: memory %u count %u\n",
+	     m.ml, m.raced);
+	for (forge = 1; forge <= max; forge++) {
+		m = (struct mem){ .ml = true };
+		r = connect_forged(fn, PEER_OLD, &m, 0, forge);
+		SCEN(r.n == max + 1 && r.ours == 1 && !m.ml,
+		     "an old peer, a forged request per %u: %u attempts, %u handshakes, memory %u\n",
+		     forge, r.n, r.ours, m.ml);
+	}
 	return bad;
 }
 
@@ -652,6 +709,7 @@ static unsigned int scenarios(remember_fn fn, bool verbose)
 	     m.ml, m.raced);
 	bad += race_scenarios(fn, verbose);
 	bad += pair_scenarios(fn, verbose);
+	bad += forge_scenarios(fn, verbose);
 	return bad;
 }
 
@@ -690,6 +748,31 @@ static bool unreset(bool was, enum rds_ib_req_kind sent,
 	bool mem = rds_ib_ml6_remember(was, sent, ev, raced);
 
 	if (!(ev == RDS_IB_ML6_REFUSED_ML && sent == RDS_IB_REQ_ML))
+		*raced = before;
+	return mem;
+}
+
+static bool peer_resets(bool was, enum rds_ib_req_kind sent,
+			enum rds_ib_ml6_event ev, u8 *raced)
+{
+	/* the rule before: a request in its layout that we accept sets the
+	 * count to 0 when it arrives, forged or not
+	 */
+	bool mem = rds_ib_ml6_remember(was, sent, ev, raced);
+
+	if (ev == RDS_IB_ML6_PEER_ML)
+		*raced = 0;
+	return mem;
+}
+
+static bool up_keeps(bool was, enum rds_ib_req_kind sent,
+		     enum rds_ib_ml6_event ev, u8 *raced)
+{
+	/* a connection that comes up leaves the count */
+	u8 before = *raced;
+	bool mem = rds_ib_ml6_remember(was, sent, ev, raced);
+
+	if (ev == RDS_IB_ML6_UP)
 		*raced = before;
 	return mem;
 }
@@ -734,7 +817,7 @@ static void ml6_tests(void)
 {
 	unsigned char buf[64], ref[56], s[16], d[16];
 	struct rds_ib_pd_class c;
-	unsigned int i, k, e, w, len, v6;
+	unsigned int i, k, e, w, n, len, v6;
 	u8 reason, rreason;
 	int f;
 
@@ -876,10 +959,11 @@ static void ml6_tests(void)
 	       f);
 
 	f = failures;
+	n = 0;
 	for (k = 0; k < 3; k++)
 		for (e = 0; e < RDS_IB_ML6_EV_MAX; e++)
 			for (w = 0; w < 2; w++)
-				for (i = 0; i < 256; i++) {
+				for (i = 0; i < 256; i++, n++) {
 					unsigned int ra;
 					bool want = ref_remember(k, e, w, i, &ra);
 					u8 raced = i;
@@ -896,12 +980,18 @@ static void ml6_tests(void)
 				w ? RDS_IB_REQ_ML : RDS_IB_REQ_OURS),
 			       "request v6 %u remembered %u", v6, w);
 	EXPECT(RDS_IB_ML6_RACED_MAX == 32, "the bound the reference has");
+	EXPECT(RDS_IB_ML6_EV_MAX == 8, "the events the table has");
+	printf("# the IPv6 memory: %u states (request, event, memory, count) against the table\n",
+	       n);
 	report("the IPv6 memory: every request, event, memory and count against the table; the request it picks",
 	       f);
 
 	f = failures;
+	scen_checks = 0;
 	EXPECT(scenarios(rds_ib_ml6_remember, true) == 0, "the module's rule");
-	report("scenarios: the kernel's RDS reached after one refusal, ours at once with nothing new, an old module of ours after 32, the kernel's connect race (1 to 95 refusals) costs one handshake per 33, each remembered, a peer changing side",
+	n = scen_checks;
+	printf("# scenarios: %u checks\n", n);
+	report("scenarios: the kernel's RDS reached after one refusal, ours at once with nothing new, an old module of ours after 32, the kernel's connect race (1 to 95 refusals) costs one handshake per 33, each remembered, a peer changing side, forged requests in its layout reset nothing",
 	       f);
 
 	f = failures;
@@ -917,6 +1007,29 @@ static void ml6_tests(void)
 	EXPECT(scenarios(bounded, false) == 0, "control of the control: the module's bound");
 	EXPECT(race_scenarios(unreset, false) > 0,
 	       "a count that survives a connection");
+	k = scenarios(peer_resets, false);
+	e = forge_scenarios(peer_resets, false);
+	printf("# negative control \"a request in its layout resets the count\" (the rule before this change): %u of %u scenario checks fail, all %u in the forged requests\n",
+	       k, n, e);
+	EXPECT(k > 0 && k == e, "the rule before: a forged request resets the count");
+	{
+		struct mem m = { .ml = true };
+
+		for (i = 0; i < RDS_IB_ML6_RACED_MAX - 1; i++)
+			mem_learn(peer_resets, &m, RDS_IB_REQ_ML,
+				  RDS_IB_ML6_REFUSED_ML);
+		mem_learn(peer_resets, &m, RDS_IB_REQ_ML, RDS_IB_ML6_PEER_ML);
+		mem_learn(peer_resets, &m, RDS_IB_REQ_ML,
+			  RDS_IB_ML6_REFUSED_ML);
+		EXPECT(m.ml && m.raced == 1,
+		       "the rule before: 31 refusals, a forged request, one more keep the memory (%u, count %u)",
+		       m.ml, m.raced);
+	}
+	k = scenarios(up_keeps, false);
+	printf("# negative control \"a connection leaves the count\": %u of %u scenario checks fail\n",
+	       k, n);
+	EXPECT(race_scenarios(up_keeps, false) > 0,
+	       "a count that survives a connection coming up");
 	EXPECT(scenarios(sticky, false) > 0, "a rule that never forgets");
 	EXPECT(scenarios(deaf, false) > 0, "a rule that never learns");
 	EXPECT(scenarios(trusting, false) > 0,
