@@ -5,11 +5,13 @@
  * the module's side of that protocol can be checked against a peer we
  * control.
  *
- * - Private data: net/ib/mlhs.c, the module's own codec.  A request
- *   offers ml_ver (3.1 with mask 0x0003, as rds_rdma does, or 4.1) and
- *   carries ack_seq 0 (ml_req_ack, for mlforge) and credit 0; a request
- *   received is taken when the version rule of rds_rdma takes it, and
- *   answered with ml_ver, our addresses and credit 0.
+ * - Private data: net/ib/mlhs.c, the module's own codec, in its IPv4
+ *   (32 bytes, port 18634) or IPv6 layout (56 bytes, port 16385) by the
+ *   family of the addresses.  A request offers ml_ver (3.1 with mask
+ *   0x0003, as rds_rdma does, or 4.1) and carries ack_seq 0 (ml_req_ack,
+ *   for mlforge) and credit 0; a request received is taken when the
+ *   version rule of rds_rdma takes it, and answered with ml_ver, our
+ *   addresses and credit 0; else refused with its int 1.
  * - Send: each message as frames of a 48-byte header and at most 4 KiB,
  *   the header (h_ack, checksum) the same in all of them; ACK_REQUIRED by
  *   rds_rdma's rule (the first message, then every 9th or 16 MiB) or
@@ -47,34 +49,46 @@ void peer_ml_init(struct peer *p, u16 ver)
 	p->tx_next = 1;
 }
 
-static void peer_ml_addr(u8 *a, const char *s)
+void peer_ml_addr(u8 *a, const char *s)
 {
+	char buf[INET6_ADDRSTRLEN];
+
 	memset(a, 0, 16);
-	a[10] = 0xff;
-	a[11] = 0xff;
-	inet_pton(AF_INET, s, a + 12);
+	if (!peer_is_v6(s)) {
+		a[10] = 0xff;
+		a[11] = 0xff;
+		inet_pton(AF_INET, s, a + 12);
+		return;
+	}
+	/* the scope (%eth0) is rdma_cm's, not the private data's */
+	snprintf(buf, sizeof(buf), "%s", s);
+	buf[strcspn(buf, "%")] = '\0';
+	inet_pton(AF_INET6, buf, a);
 }
 
 int peer_ml_connect(struct peer *p, const char *src, const char *dst, u8 tos,
 		    int retries)
 {
 	struct rds_ib_mlhs m = {
+		.v6		= peer_is_v6(dst),
 		.major		= p->ml_ver >> 8,
 		.minor		= p->ml_ver & 0xff,
 		.minor_mask	= RDS_IB_MLHS_MASK,
 		.tos		= tos,
 		.ack_seq	= p->ml_req_ack,
 	};
-	u8 buf[RDS_IB_MLHS_V4_LEN];
+	u8 buf[RDS_IB_MLHS_V6_LEN];
 	int reason = 0;
+	size_t len;
 
 	peer_ml_addr(m.saddr, src);
 	peer_ml_addr(m.daddr, dst);
-	if (rds_ib_mlhs_encode(&m, buf, sizeof(buf)) != sizeof(buf))
+	len = rds_ib_mlhs_encode(&m, buf, sizeof(buf));
+	if (!len)
 		return -1;
 	p->tos = tos;
 	p->ml_rej = -1;
-	if (peer_connect(p, src, dst, PEER_RDS_PORT, buf, sizeof(buf), retries,
+	if (peer_connect(p, src, dst, peer_rds_port(dst), buf, len, retries,
 			 &reason))
 		return -1;
 	return 0;
@@ -83,7 +97,7 @@ int peer_ml_connect(struct peer *p, const char *src, const char *dst, u8 tos,
 /* Its private data, judged as rds_rdma would (p->ml_theirs filled). */
 static int peer_ml_judge(struct peer *p, const void *pd, size_t len)
 {
-	if (rds_ib_mlhs_decode(pd, len, false, &p->ml_theirs))
+	if (rds_ib_mlhs_decode(pd, len, p->v6, &p->ml_theirs))
 		return -1;
 	p->ml_proto = rds_ib_mlhs_negotiate(p->ml_theirs.major,
 					    p->ml_theirs.minor,
@@ -109,9 +123,33 @@ int peer_ml_request(struct peer *p, const void *pd, size_t len)
 	return 0;
 }
 
+void peer_ml_refuse(struct peer *p, struct rdma_cm_event *ev)
+{
+	int incompat = RDS_IB_MLHS_REJ_INCOMPAT;	/* in our byte order */
+	struct rdma_cm_id *id = ev->id;
+	struct rds_ib_hs hs;
+	int tos = -1;
+
+	/* The module's own handshake names its TOS: one of another of its
+	 * connections (peer_accept_pd) is refused all the same, not counted.
+	 */
+	if (rds_ib_hs_decode(ev->param.conn.private_data,
+			     ev->param.conn.private_data_len, &hs) == RDS_IB_HS_OK)
+		tos = hs.tos;
+	if (p->accept_tos < 0 || tos < 0 || tos == p->accept_tos)
+		p->ml_refused++;
+	peer_log(p, "request refused as the kernel's RDS refuses one (%u bytes, version %u.%u, %s handshake, TOS %d)",
+		 ev->param.conn.private_data_len, p->ml_theirs.major,
+		 p->ml_theirs.minor, tos < 0 ? "not our" : "our", tos);
+	rdma_ack_cm_event(ev);
+	rdma_reject(id, &incompat, sizeof(incompat));
+	rdma_destroy_id(id);
+}
+
 size_t peer_ml_accept_pd(struct peer *p, u8 *buf)
 {
 	struct rds_ib_mlhs m = {
+		.v6		= p->ml_theirs.v6,
 		.major		= p->ml_ver >> 8,
 		.minor		= p->ml_ver & 0xff,
 		.minor_mask	= RDS_IB_MLHS_MASK,

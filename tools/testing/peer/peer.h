@@ -34,6 +34,7 @@
 #define PEER_FRAG		4096	/* frag_shift 12 */
 #define PEER_BUF		(RDS_IB_HDR_LEN + PEER_FRAG)
 #define PEER_RDS_PORT		18634
+#define PEER_RDS_PORT6		16385	/* the kernel's RDS over IPv6 */
 #define PEER_MAX_MSG		(1u << 20)
 #define PEER_PACK_MAX		4	/* messages in the packed frames we send */
 
@@ -104,6 +105,10 @@ struct peer {
 	unsigned int		nrx, ntx, tx_head, tx_busy;
 
 	struct rds_ib_hs	mine, theirs;
+	bool			v6;	/* the connection (or listener) is
+					 * IPv6 (AF_INET6, port 16385 in
+					 * mainline mode)
+					 */
 	bool			up, gone;	/* established / lost */
 	const char		*gone_why;
 	u8			tos;
@@ -145,6 +150,9 @@ struct peer {
 	struct rds_ib_mlhs	ml_theirs; /* its private data, decoded */
 	bool			ml_offer;  /* the request was an offer of ours */
 	int			ml_rej;	   /* the int of a refusal, or -1 */
+	u32			ml_refused; /* requests we refused with the
+					     * int 1 (mainline mode, passive)
+					     */
 	u64			ml_req_ack; /* ack_seq of our requests (the
 					     * kernel's RDS: 0; mlforge)
 					     */
@@ -162,6 +170,12 @@ void peer_hs_default(struct rds_ib_hs *hs, u32 gen, u32 credits, u8 tos);
 
 int peer_init(struct peer *p, u32 credits);
 void peer_fini(struct peer *p);
+
+/* Whether addr (a numeric address) is IPv6; the RDS port of its family
+ * (the kernel's RDS listens on 16385 for IPv6, 18634 for IPv4).
+ */
+bool peer_is_v6(const char *addr);
+int peer_rds_port(const char *addr);
 
 /* Active: connect src -> dst:port with len bytes of private data pd.
  * 0: accepted (p->theirs decoded), 3: refused (*reason), 1: error.
@@ -235,9 +249,16 @@ int peer_release_credits(struct peer *p);
  * rule, congestion maps of sequence 0 never acknowledged, no credits.
  * peer_accept(), peer_poll(), peer_recv_msg() and peer_send_ctrl() (an
  * ACK-only frame) then work in it; a congestion map arrives as a message
- * flagged exactly RDS_FLAG_CONG_BITMAP.
+ * flagged exactly RDS_FLAG_CONG_BITMAP.  Over IPv6 (addresses of that
+ * family) the private data is its 56-byte layout and the port 16385; a
+ * request it cannot speak is refused with its int 1 (p->ml_refused) and
+ * peer_accept() waits on for the next.
  */
 void peer_ml_init(struct peer *p, u16 ver);
+/* a (16 bytes) the address s as its private data carries it: IPv6, or
+ * IPv4-mapped; an IPv6 scope (%eth0) left out.
+ */
+void peer_ml_addr(u8 *a, const char *s);
 /* Connect src -> dst on TOS tos: 0, or -1 (p->ml_rej: a refusal's int). */
 int peer_ml_connect(struct peer *p, const char *src, const char *dst, u8 tos,
 		    int retries);

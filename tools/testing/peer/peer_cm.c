@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,9 +181,9 @@ static struct rdma_cm_event *peer_cm_wait(struct peer *p, int tmo_ms)
 }
 
 /* 0 accepted, 3 refused by RDS, 4 retry, 1 error */
-static int peer_attempt(struct peer *p, struct sockaddr_in *src,
-			struct sockaddr_in *dst, const void *pd, size_t len,
-			int *reason)
+static int peer_attempt(struct peer *p, struct sockaddr_storage *src,
+			struct sockaddr_storage *dst, const void *pd,
+			size_t len, int *reason)
 {
 	struct rdma_conn_param cp = { 0 };
 	struct rdma_cm_event *ev;
@@ -285,22 +286,53 @@ out:
 	return ret;
 }
 
-static int peer_addr(const char *s, int port, struct sockaddr_in *sin)
+/* An rdma_cm address of s (IPv4, or IPv6 with an optional %scope) at
+ * port: 0, or -1.
+ */
+static int peer_addr(const char *s, int port, struct sockaddr_storage *ss)
 {
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(port);
-	return inet_pton(AF_INET, s, &sin->sin_addr) == 1 ? 0 : -1;
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC,
+		.ai_flags = AI_NUMERICHOST,
+	};
+	struct addrinfo *ai;
+
+	memset(ss, 0, sizeof(*ss));
+	if (getaddrinfo(s, NULL, &hints, &ai))
+		return -1;
+	if (ai->ai_addrlen > sizeof(*ss)) {
+		freeaddrinfo(ai);
+		return -1;
+	}
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	freeaddrinfo(ai);
+	if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+	return 0;
+}
+
+bool peer_is_v6(const char *addr)
+{
+	return strchr(addr, ':');
+}
+
+int peer_rds_port(const char *addr)
+{
+	return peer_is_v6(addr) ? PEER_RDS_PORT6 : PEER_RDS_PORT;
 }
 
 int peer_connect(struct peer *p, const char *src, const char *dst, int port,
 		 const void *pd, size_t len, int retries, int *reason)
 {
-	struct sockaddr_in s, d;
+	struct sockaddr_storage s, d;
 	int i, ret = 1;
 
-	if (peer_addr(src, 0, &s) || peer_addr(dst, port, &d))
+	if (peer_addr(src, 0, &s) || peer_addr(dst, port, &d) ||
+	    s.ss_family != d.ss_family)
 		return 1;
+	p->v6 = d.ss_family == AF_INET6;
 	for (i = 0; i <= retries; i++) {
 		ret = peer_attempt(p, &s, &d, pd, len, reason);
 		if (ret != 4)
@@ -318,8 +350,8 @@ int peer_connect_hs(struct peer *p, const char *src, const char *dst,
 
 	p->tos = p->mine.tos;
 	rds_ib_hs_encode(&p->mine, buf);
-	r = peer_connect(p, src, dst, PEER_RDS_PORT, buf, sizeof(buf), retries,
-			 &reason);
+	r = peer_connect(p, src, dst, peer_rds_port(dst), buf, sizeof(buf),
+			 retries, &reason);
 	if (r == 3)
 		peer_log(p, "refused: %s", rds_ib_hs_reason_name(reason));
 	return r ? -1 : 0;
@@ -327,10 +359,11 @@ int peer_connect_hs(struct peer *p, const char *src, const char *dst,
 
 int peer_listen(struct peer *p, const char *addr, int port)
 {
-	struct sockaddr_in sin;
+	struct sockaddr_storage sin;
 
 	if (peer_addr(addr, port, &sin))
 		return -1;
+	p->v6 = sin.ss_family == AF_INET6;
 	if (rdma_create_id(p->ec, &p->listen_id, NULL, RDMA_PS_TCP))
 		return -1;
 	if (rdma_bind_addr(p->listen_id, (struct sockaddr *)&sin) ||
@@ -373,6 +406,15 @@ int peer_accept_pd(struct peer *p, int tmo_ms, const void *pd, size_t len)
 				r = rds_ib_hs_decode(ev->param.conn.private_data,
 						     ev->param.conn.private_data_len,
 						     &p->theirs);
+			/* In mainline mode a request it cannot speak (our
+			 * module's own handshake over IPv6, say) is refused
+			 * as rds_rdma refuses it: the int 1 (mlhs.h).  The
+			 * module then sends the kernel's own request.
+			 */
+			if (r && p->ml) {
+				peer_ml_refuse(p, ev);
+				continue;
+			}
 			/* Another of the module's connections (one with
 			 * queued congestion maps, say) is not ours to play
 			 * with: refused, it tries again later.

@@ -42,6 +42,10 @@ enum peer_part peer_part_add(struct peer *p, const struct rds_header *h,
 int peer_ml_answer(struct peer *p, const void *pd, size_t len);
 /* A request (passive side): 0, or -1 not one the kernel's RDS accepts. */
 int peer_ml_request(struct peer *p, const void *pd, size_t len);
+/* Refuse the request ev (not acknowledged yet) as rds_rdma refuses one
+ * it cannot speak: ev acknowledged, its id rejected and destroyed.
+ */
+void peer_ml_refuse(struct peer *p, struct rdma_cm_event *ev);
 /* Our accept of the request just read, into buf (56 bytes): its length. */
 size_t peer_ml_accept_pd(struct peer *p, u8 *buf);
 /* The connection is up: the kernel's RDS state of a new connection. */

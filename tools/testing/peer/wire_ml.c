@@ -14,7 +14,9 @@
  *            drop, a new connection in the other version, the same
  *            messages again flagged RETRANSMITTED (host 1 takes them
  *            once); one map of the module per connection
- *   mlaccept the module connects to us (host 1 sends -n): its request
+ *   mlaccept the module connects to us (host 1 sends -n): over IPv6 its
+ *            first request is its own handshake, refused with the int
+ *            1 as rds_rdma does; its request
  *            (3.1, addresses, credit 0, ack_seq 0), our 3.1 accept and
  *            map; we ACK -k of them only and drop the connection; its
  *            second request (ack_seq 0), our 4.1 accept: exactly the
@@ -25,6 +27,9 @@
  *            drop the connection; our next request claims them all in
  *            its ack_seq: they must come again, flagged RETRANSMITTED
  *            (host 1 holds them meanwhile), until our ACK
+ *
+ * Over IPv6 (-s and -d IPv6 addresses) each speaks the kernel's IPv6
+ * layout (56 bytes of private data, port 16385).
  *
  * NEG (the environment variable WIRE_PEER_NEG=1): each check of the
  * module here expects a value the module must not produce, so that a run
@@ -61,9 +66,9 @@ static u16 ml_other(u16 ver)
 
 static bool ml_addr_is(const u8 *a, const char *s)
 {
-	u8 b[16] = { [10] = 0xff, [11] = 0xff };
+	u8 b[16];
 
-	inet_pton(AF_INET, s, b + 12);
+	peer_ml_addr(b, s);
 	return !memcmp(a, b, 16);
 }
 
@@ -463,8 +468,8 @@ int t_mlaccept(void)
 	peer_ml_init(&p, RDS_IB_MLHS_3_1);
 	p.accept_tos = tos;
 	p.tos = tos;
-	check(!peer_listen(&p, src, PEER_RDS_PORT), "listening on %s:%d", src,
-	      PEER_RDS_PORT);
+	check(!peer_listen(&p, src, peer_rds_port(src)), "listening on %s port %d",
+	      src, peer_rds_port(src));
 	printf("up\n");
 	fflush(stdout);
 	/* Every message, none acknowledged (the ACKs lost, say). */
@@ -476,6 +481,12 @@ int t_mlaccept(void)
 	check(true, "the module connected (%d attempts; its request %s an offer of ours)",
 	      att, p.ml_offer ? "is" : "is not");
 	att1 = att;
+	/* Over IPv6 its first request is our module's own handshake, which
+	 * rds_rdma refuses with the int 1; then the kernel's own request.
+	 */
+	check(p.ml_refused == (p.v6 ? 1u : 0u) + wire_neg(),
+	      "%u of its requests refused as the kernel's RDS refuses them before the one taken (want %u)",
+	      p.ml_refused, p.v6 ? 1u : 0u);
 	ml_check_pd(&p, "its request", RDS_IB_MLHS_3_1, 0);
 	if (ml_take_first(&p, seqs))
 		return 1;
@@ -494,12 +505,15 @@ int t_mlaccept(void)
 	/* Its second request, answered in 4.1: it must resend the rest. */
 	p.ml_ver = RDS_IB_MLHS_4_1;
 	p.st.cong_maps = 0;
+	p.ml_refused = 0;
 	if (ml_accept(&p, &att)) {
 		check(false, "the module reconnected");
 		return 1;
 	}
 	check(true, "the module reconnected (%d attempts), took our 4.1 accept",
 	      att);
+	check(p.ml_refused == (u32)wire_neg(),
+	      "it remembered: no request refused before (%u)", p.ml_refused);
 	ml_check_pd(&p, "its second request", RDS_IB_MLHS_3_1, 0);
 	got = ml_take(&p, seqs, keep, count, true, 60000, &bad);
 	check(got == count - keep + wire_neg() && !bad,
