@@ -26,6 +26,10 @@
 #       the RDS connections, messages queued and held per TOS (diagnosis)
 #   peer_host.py counter NAME...
 #       the RDS counters (RDS_INFO_COUNTERS) of those names
+#
+# ME and PEER may be IPv6 addresses (peer_mlconform6): Python's socket
+# module takes IPv4 addresses only for AF_RDS, so bind and sendto go
+# through libc for them (rds_bind, rds_sendto).
 import ctypes
 import fcntl
 import os
@@ -40,6 +44,7 @@ RDS_INFO_COUNTERS = 10000
 SIOCRDSSETTOS = 0x89E0
 SO_SNDBUFFORCE = 32
 SO_RCVBUFFORCE = 33
+V4MAPPED = bytes(10) + b"\xff\xff"     # ::ffff:0:0/96
 
 
 _BASE = bytes((7 * j) & 0xff for j in range(512))
@@ -59,24 +64,59 @@ def say(line):
     sys.stdout.flush()
 
 
+LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def sa6(addr, port):
+    """A struct sockaddr_in6 of addr (a scope after %) and port."""
+    a, _, scope = addr.partition("%")
+    sid = socket.if_nametoindex(scope) if scope else 0
+    return (struct.pack("=H", socket.AF_INET6) + struct.pack("!HI", port, 0) +
+            socket.inet_pton(socket.AF_INET6, a) + struct.pack("=I", sid))
+
+
+def libc_err(what):
+    e = ctypes.get_errno()
+    raise OSError(e, "%s: %s" % (what, os.strerror(e)))
+
+
+def rds_bind(s, me, port):
+    if ":" not in me:
+        s.bind((me, port))
+        return
+    sa = sa6(me, port)
+    if LIBC.bind(s.fileno(), sa, len(sa)) < 0:
+        libc_err("bind")
+
+
+def rds_sendto(s, data, flags, peer, port):
+    if ":" not in peer:
+        return s.sendto(data, flags, (peer, port))
+    sa = sa6(peer, port)
+    n = LIBC.sendto(s.fileno(), data, ctypes.c_size_t(len(data)), flags, sa,
+                    len(sa))
+    if n < 0:
+        libc_err("sendto")
+    return n
+
+
 def sock(me, port):
     s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
     # Root: past wmem_max/rmem_max, or a 1 MiB message is EMSGSIZE.
     s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, 8 << 20)
     s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 8 << 20)
-    s.bind((me, port))
+    rds_bind(s, me, port)
     return s
 
 
 def info(opt):
     """The records of getsockopt(SOL_RDS, opt) (the socket module caps
     getsockopt buffers at 1 KiB: through libc)."""
-    libc = ctypes.CDLL(None, use_errno=True)
     s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
     size = 1 << 18
     buf = ctypes.create_string_buffer(size)
     ln = ctypes.c_uint(size)
-    r = libc.getsockopt(s.fileno(), SOL_RDS, opt, buf, ctypes.byref(ln))
+    r = LIBC.getsockopt(s.fileno(), SOL_RDS, opt, buf, ctypes.byref(ln))
     s.close()
     if r < 0:
         raise OSError(ctypes.get_errno(), "RDS_INFO %d" % opt)
@@ -91,6 +131,15 @@ def conns():
         say("# conn %s -> %s tos %d %s next_tx %d next_rx %d flags %x" %
             (socket.inet_ntoa(la), socket.inet_ntoa(fa), tos,
              tr.split(b"\0")[0].decode(), tx, rx, fl))
+    raw = info(10011)   # RDS6_INFO_CONNECTIONS: the IPv6 ones too
+    for off in range(0, len(raw) - 64, 65):
+        tx, rx, la, fa, tr, fl = struct.unpack_from("<QQ16s16s16sB", raw, off)
+        if la.startswith(V4MAPPED):
+            continue
+        say("# conn %s -> %s %s next_tx %d next_rx %d flags %x" %
+            (socket.inet_ntop(socket.AF_INET6, la),
+             socket.inet_ntop(socket.AF_INET6, fa),
+             tr.split(b"\0")[0].decode(), tx, rx, fl))
     for name, opt in (("queued", 10003), ("held", 10004),
                       ("on sockets", 10005)):
         raw = info(opt)
@@ -100,6 +149,11 @@ def conns():
                 "<QI4s4sHHBB", raw, off)
             per[tos] = per.get(tos, 0) + 1
         say("# %s messages by tos: %s" % (name, per))
+    for name, opt in (("queued", 10012), ("held", 10013)):
+        per = {}
+        for tos in msgs6(opt):
+            per[tos] = per.get(tos, 0) + 1
+        say("# %s IPv6 messages by tos: %s" % (name, per))
     c = counters()
     say("# rds counters: " + " ".join(
         "%s=%d" % (k, c.get(k, -1)) for k in
@@ -185,7 +239,7 @@ def recv_schedule(me, port, sched, tail=True):
     bad = 0
     for k, (idx, n) in enumerate(sched):
         try:
-            data, addr = s.recvfrom(1 << 21)
+            data = s.recv(1 << 21)
         except socket.timeout:
             c = counters()
             say("# timed out waiting for message %d of %d (idx %d, %d bytes); "
@@ -204,7 +258,7 @@ def recv_schedule(me, port, sched, tail=True):
     s.settimeout(3)
     try:
         if tail:
-            data, addr = s.recvfrom(1 << 21)
+            data = s.recv(1 << 21)
             say("# one message too many: %d bytes" % len(data))
             bad += 1
     except socket.timeout:
@@ -213,14 +267,31 @@ def recv_schedule(me, port, sched, tail=True):
     return 1 if bad else 0
 
 
+def msgs6(opt):
+    """The TOS of each record of RDS6_INFO_SEND_MESSAGES (opt 10012) or
+    _RETRANS_MESSAGES (10013) between IPv6 addresses (the IPv4 ones are in
+    the IPv4 records)."""
+    raw = info(opt)
+    out = []
+    for off in range(0, len(raw) - 49, 50):
+        seq, ln, la, fa, lp, fp, fl, tos = struct.unpack_from(
+            "<QI16s16sHHBB", raw, off)
+        if not la.startswith(V4MAPPED):
+            out.append(tos)
+    return out
+
+
 def held(tos):
-    """Messages of TOS queued or unacknowledged on host 1."""
+    """Messages of TOS queued or unacknowledged on host 1, over IPv4 and
+    over IPv6."""
     n = 0
     for opt in (10003, 10004):
         raw = info(opt)
         for off in range(0, len(raw) - 25, 26):
             if struct.unpack_from("<QI4s4sHHBB", raw, off)[7] == tos:
                 n += 1
+    for opt in (10012, 10013):
+        n += msgs6(opt).count(tos)
     return n
 
 
@@ -241,10 +312,11 @@ def main():
         n = int(sys.argv[7])
         s = sock(me, 0)
         fcntl.ioctl(s.fileno(), SIOCRDSSETTOS, struct.pack("B", tos))
-        say("# sending %d from %s (%s)" % (n, s.getsockname(), time.strftime("%T")))
+        say("# sending %d from %s (%s)" % (n, me, time.strftime("%T")))
         for i in range(n):
             try:
-                s.sendto(pattern(i, sizes[i % len(sizes)]), (peer, dport))
+                rds_sendto(s, pattern(i, sizes[i % len(sizes)]), 0, peer,
+                           dport)
             except OSError as e:
                 say("# message %d (%d bytes): %s" % (i, sizes[i % len(sizes)], e))
                 return 1
@@ -277,7 +349,7 @@ def main():
             int(sys.argv[5])
         r = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
         r.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        r.bind((me, port))
+        rds_bind(r, me, port)
         fcntl.ioctl(r.fileno(), SIOCRDSSETTOS, struct.pack("B", tos))
         say("# bound %d, SO_RCVBUF %d" %
             (port, r.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)))
@@ -285,7 +357,7 @@ def main():
         barrier("cong.congested")
         r.settimeout(60)
         for i in range(8):
-            data, addr = r.recvfrom(1 << 16)
+            data = r.recv(1 << 16)
             if data != pattern(i, 1500):
                 say("# message %d: wrong bytes" % i)
                 return 1
@@ -294,7 +366,7 @@ def main():
         fcntl.ioctl(s.fileno(), SIOCRDSSETTOS, struct.pack("B", tos))
         barrier("cong.peer_congested")
         try:
-            s.sendto(b"early", socket.MSG_DONTWAIT, (peer, port + 1))
+            rds_sendto(s, b"early", socket.MSG_DONTWAIT, peer, port + 1)
             say("# a send to the congested port %d went" % (port + 1))
             rc = 1
         except OSError as e:
@@ -302,7 +374,7 @@ def main():
             rc = 0 if e.errno == errno.ENOBUFS else 1
         barrier("cong.tried")
         barrier("cong.peer_free")
-        s.sendto(b"after", (peer, port + 1))
+        rds_sendto(s, b"after", 0, peer, port + 1)
         say("congestion: %s" % ("ok" if rc == 0 else "FAIL"))
         barrier("cong.end")
         return rc

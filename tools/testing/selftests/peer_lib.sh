@@ -34,17 +34,22 @@ fi
 # held_is TOS N: host 1 holds N messages of TOS (for wait_for).
 held_is() { test "$($hostpy held "$1")" = "$2"; }
 
+# peer_exit: what a test undoes however it ends (a test may define its
+# own after sourcing this file; peer_begin sets the EXIT trap).
+peer_exit() { :; }
+
 # peer_begin: host 2 unloads its module (the peer takes its address).
 peer_begin() {
 	if [ "$RDS_HOST" = 2 ]; then
 		# Whatever happens to the test, the module is loaded again.
-		trap 'rds_loaded || rds_insmod' EXIT
+		trap 'peer_exit; rds_loaded || rds_insmod' EXIT
 		trap 'exit 1' TERM INT
 		if rds_loaded; then
 			check "host 2: our module unloaded for the peer" \
 				timeout 60 rmmod rds
 		fi
 	else
+		trap peer_exit EXIT
 		rds_loaded || { ksft_fail "rds loaded"; ksft_exit; }
 	fi
 	barrier begin 120 || { ksft_fail "barrier begin"; ksft_exit; }
@@ -93,4 +98,14 @@ snap() {
 		 rx_copies; do
 		base[$k]=$(ib_counter $k)
 	done
+	for k in mainline accepted; do
+		base[hs_$k]=$(ib_handshakes $k)
+	done
+	base[klog]=$(dmesg | wc -l)
+}
+# hs_delta KEY: ib_handshakes KEY since snap (host 1).
+hs_delta() { echo $(( $(ib_handshakes "$1") - ${base[hs_$1]} )); }
+# klog_since TEXT: a line of host 1's kernel log since snap holds TEXT.
+klog_since() {
+	dmesg | tail -n +$((base[klog] + 1)) | grep -qF -- "$1"
 }

@@ -35,9 +35,56 @@
 #           (control, heartbeat, packed) are counted (bad_frames) and
 #           reset the connection; a map of 4096 bytes is counted and
 #           ignored; nothing leaks (receive pages back).
+# ML6=1 (peer_mlconform6): the same over IPv6 (fd00::H/64 on the test
+# link, TOS 131..134), the kernel's IPv6 layout (56 bytes of private data,
+# port 16385), hostile left out (the data path is the family's same); and
+# host 1 takes the peer for the kernel's RDS: rx, tx: its requests counted
+# `mainline` and `accepted` (ib_handshakes), logged accepted in the
+# kernel's protocol 3.1 or 4.1; accept: the module's first request (its own
+# handshake) refused by the peer with the int 1 as rds_rdma refuses it,
+# logged, the next one the kernel's own request (the peer checks its
+# layout), logged "runs the kernel's RDS: protocol 3.1" then 4.1.
 # WIRE_PEER_NEG=1 (a plan variable): every check of the module here
 # expects what it must not do: each must then fail (the negative run).
 . "$(dirname "$0")/peer_lib.sh"	# neg, hw, held_is
+
+# The addresses and each section's TOS: IPv4, or IPv6 (ML6=1).
+ml6=${ML6:-0}
+a=$RDS_ADDR
+pa=$RDS_PEER
+q_rx=121
+if [ "$ml6" = 1 ]; then
+	. "$(dirname "$0")/ipv6_lib.sh"	# gid_listed
+	a=fd00::$RDS_HOST
+	pa=fd00::$((3 - RDS_HOST))
+	q_rx=131
+	peer_exit() {
+		ip -6 addr del "$a/64" dev "$RDS_IFACE" 2>/dev/null
+	}
+	check "$a on $RDS_IFACE" ip -6 addr add "$a/64" dev "$RDS_IFACE" nodad
+	check "rxe lists $a as a GID" wait_for 30 gid_listed "$a"
+fi
+q_tx=$((q_rx + 1))
+q_ac=$((q_rx + 2))
+q_cg=$((q_rx + 3))
+# What host 1 logs of the peer (IPv6): from it, or in the negative run
+# from an address nobody has.
+from6=$pa
+[ "$neg" = 1 ] && from6=fd00::dead
+
+# ml6_accepted SECTION VERSION...: host 1 counted the peer's requests since
+# snap as the kernel's RDS and accepted them, and logged each VERSION.
+ml6_accepted() {
+	local name=$1 v
+	shift
+	check "$name: host 1 took the peer's IPv6 requests for the kernel's RDS (ib_handshakes mainline +$(hs_delta mainline), accepted +$(hs_delta accepted), want $# each)" \
+		test "$(hs_delta mainline)" -ge $(($# + 100 * neg)) -a \
+		"$(hs_delta accepted)" -ge $#
+	for v in "$@"; do
+		check "$name: host 1 logged: accepted a connection from $from6 (the kernel's RDS protocol $v)" \
+			klog_since "accepted a connection from $from6 (the kernel's RDS protocol $v)"
+	done
+}
 
 peer_begin
 sz=$PEER_SIZES
@@ -47,7 +94,7 @@ nsz=$(echo "$sz" | tr , '\n' | wc -l)
 [ "$RDS_HOST" = 1 ] && snap
 barrier rx.snap 600
 if [ "$RDS_HOST" = 2 ]; then
-	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t mlrx -V 3.1 -q 121 -z "$sz" \
+	"$peer" -s "$a" -d "$pa" -t mlrx -V 3.1 -q $q_rx -z "$sz" \
 		-n $((2 * nsz)) -P 7021 > /tmp/peer.mrx 2>&1 &
 	pid=$!
 	check "rx: peer connected" peer_up /tmp/peer.mrx
@@ -59,13 +106,13 @@ if [ "$RDS_HOST" = 2 ]; then
 else
 	barrier rx.up 180
 	rm -f /tmp/host.mrx.release
-	$hostpy send "$RDS_ADDR" "$RDS_PEER" 121 7021 "$sz" $((2 * nsz)) \
+	$hostpy send "$a" "$pa" $q_rx 7021 "$sz" $((2 * nsz)) \
 		/tmp/host.mrx.release > /tmp/host.mrx 2>&1 &
 	spid=$!
 	barrier rx.fin 600
 	cat /tmp/host.mrx
-	check "rx: the peer's ACKs left nothing held on host 1 (TOS 121)" \
-		wait_for $hw held_is 121 "$neg"
+	check "rx: the peer's ACKs left nothing held on host 1 (TOS $q_rx)" \
+		wait_for $hw held_is $q_rx "$neg"
 	$hostpy conns
 	touch /tmp/host.mrx.release
 	barrier rx.done 600
@@ -75,6 +122,7 @@ else
 	check "rx: host 1 sent its map (cong_sent +$(delta cong_sent) >= 1)" \
 		test "$(delta cong_sent)" -ge $((1 + 100 * neg))
 	check "rx: no bad frame on host 1" test "$(delta bad_frames)" = "$neg"
+	[ "$ml6" = 1 ] && ml6_accepted rx 3.1
 fi
 
 # --- tx ------------------------------------------------------------------
@@ -83,7 +131,7 @@ again=6
 if [ "$RDS_HOST" = 1 ]; then
 	snap
 	old=$($hostpy counter recv_drop_old_seq)
-	$hostpy recvml "$RDS_ADDR" 7022 "$sz" $burst $again > /tmp/host.mtx 2>&1 &
+	$hostpy recvml "$a" 7022 "$sz" $burst $again > /tmp/host.mtx 2>&1 &
 	rpid=$!
 	wait_for 30 grep -q '^# bound' /tmp/host.mtx
 	barrier tx.bound 180
@@ -98,9 +146,10 @@ if [ "$RDS_HOST" = 1 ]; then
 		test "$dup" = $((again + neg))
 	echo "# tx: host 1 sent $(delta tx_acks) ACK frames, $(delta tx_ctrl) control frames; maps +$(delta cong_sent)"
 	check "tx: no bad frame on host 1" test "$(delta bad_frames)" = "$neg"
+	[ "$ml6" = 1 ] && ml6_accepted tx 4.1 3.1
 else
 	barrier tx.bound 180
-	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t mltx -V 4.1 -q 122 -z "$sz" \
+	"$peer" -s "$a" -d "$pa" -t mltx -V 4.1 -q $q_tx -z "$sz" \
 		-n $burst -k $again -P 7022 > /tmp/peer.mtx 2>&1 &
 	peer_result /tmp/peer.mtx $! tx
 	barrier tx.done 900
@@ -110,7 +159,7 @@ fi
 [ "$RDS_HOST" = 1 ] && snap
 barrier ac.snap 600
 if [ "$RDS_HOST" = 2 ]; then
-	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t mlaccept -q 123 \
+	"$peer" -s "$a" -d "$pa" -t mlaccept -q $q_ac \
 		-z 100,5000,4096 -n 12 -k 5 -P 7023 > /tmp/peer.mac 2>&1 &
 	pid=$!
 	check "accept: peer listening" peer_up /tmp/peer.mac
@@ -123,13 +172,13 @@ if [ "$RDS_HOST" = 2 ]; then
 else
 	barrier ac.up 180
 	rm -f /tmp/host.mac.release
-	$hostpy send "$RDS_ADDR" "$RDS_PEER" 123 7023 100,5000,4096 12 \
+	$hostpy send "$a" "$pa" $q_ac 7023 100,5000,4096 12 \
 		/tmp/host.mac.release > /tmp/host.mac 2>&1 &
 	spid=$!
 	barrier ac.fin 600
 	cat /tmp/host.mac
-	check "accept: everything acknowledged in the end (nothing held, TOS 123)" \
-		wait_for $hw held_is 123 "$neg"
+	check "accept: everything acknowledged in the end (nothing held, TOS $q_ac)" \
+		wait_for $hw held_is $q_ac "$neg"
 	# An attempt of ours that guessed our own protocol may take the
 	# peer's map before its accept: a bad frame, the attempt ended (the
 	# peer counts the attempts it accepted).
@@ -144,17 +193,26 @@ else
 		test "$(delta connects)" -ge $((2 + 100 * neg))
 	check "accept: no bad frame on host 1 but one per attempt ended by the peer's map (bad_frames +$(delta bad_frames) <= $extra)" \
 		test "$(delta bad_frames)" -le $((extra - neg))
+	if [ "$ml6" = 1 ]; then
+		# its first request (its own handshake) refused by the peer
+		# as rds_rdma refuses it (the peer counts them: exactly one)
+		for l in "$from6 refused our connection as the kernel's RDS does: the next attempt speaks its protocol" \
+			 "$from6 runs the kernel's RDS: protocol 3.1" \
+			 "$from6 runs the kernel's RDS: protocol 4.1"; do
+			check "accept: host 1 logged: $l" klog_since "$l"
+		done
+	fi
 fi
 
 # --- cong ----------------------------------------------------------------
 [ "$RDS_HOST" = 1 ] && snap
 barrier cg.snap 600
 if [ "$RDS_HOST" = 2 ]; then
-	"$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t mlcong -V 3.1 -q 124 -P 7024 \
+	"$peer" -s "$a" -d "$pa" -t mlcong -V 3.1 -q $q_cg -P 7024 \
 		> /tmp/peer.mcg 2>&1 &
 	peer_result /tmp/peer.mcg $! cong
 else
-	timeout 600 $hostpy cong "$RDS_ADDR" "$RDS_PEER" 124 7024 > /tmp/host.mcg 2>&1
+	timeout 600 $hostpy cong "$a" "$pa" $q_cg 7024 > /tmp/host.mcg 2>&1
 	rc=$?
 	cat /tmp/host.mcg
 	check "cong: host 1's port congested and freed, the peer's map refused a send (ENOBUFS), then took it (exit $rc)" \
@@ -166,7 +224,8 @@ else
 	check "cong: no bad frame on host 1" test "$(delta bad_frames)" = "$neg"
 fi
 
-# --- hostile -------------------------------------------------------------
+# --- hostile (IPv4 only) ---------------------------------------------------
+[ "$ml6" = 1 ] && peer_end
 if [ "$RDS_HOST" = 1 ]; then
 	snap
 	pages0=$(cat $P/ib_rx_pages)
@@ -174,7 +233,7 @@ if [ "$RDS_HOST" = 1 ]; then
 fi
 barrier mh.snap 600
 if [ "$RDS_HOST" = 2 ]; then
-	timeout 900 "$peer" -s "$RDS_ADDR" -d "$RDS_PEER" -t mlhostile -V 3.1 \
+	timeout 900 "$peer" -s "$a" -d "$pa" -t mlhostile -V 3.1 \
 		-q 125 -w 126 -P 7025 > /tmp/peer.mh 2>&1 &
 	peer_result /tmp/peer.mh $! hostile
 	grep '^expect ' /tmp/peer.mh > "$RDS_SHARED/peer_mlhostile.expect"
