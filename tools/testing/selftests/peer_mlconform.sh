@@ -61,7 +61,7 @@ if [ "$ml6" = 1 ]; then
 	peer_exit() {
 		ip -6 addr del "$a/64" dev "$RDS_IFACE" 2>/dev/null
 	}
-	check "$a on $RDS_IFACE" ip -6 addr add "$a/64" dev "$RDS_IFACE" nodad
+	check "$a on $RDS_IFACE" ip -6 addr replace "$a/64" dev "$RDS_IFACE" nodad
 	check "rxe lists $a as a GID" wait_for 30 gid_listed "$a"
 fi
 q_tx=$((q_rx + 1))
