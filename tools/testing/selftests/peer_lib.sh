@@ -50,6 +50,7 @@ peer_begin() {
 		fi
 	else
 		trap peer_exit EXIT
+		trap 'exit 1' TERM INT
 		rds_loaded || { ksft_fail "rds loaded"; ksft_exit; }
 	fi
 	barrier begin 120 || { ksft_fail "barrier begin"; ksft_exit; }
