@@ -8,6 +8,9 @@
  *
  *   wire_peer -s SRC -d DST -t TEST [options]
  *
+ * SRC and DST: IPv4, or (the ml* tests: the kernel's IPv6 layout, port
+ * 16385) IPv6 addresses, a link-local one with its %scope.
+ *
  * TEST:
  *   rx       receive -n messages of the sizes -z (cycled) from the module,
  *            each checked byte for byte (peer_pattern) and in order; with
