@@ -202,11 +202,16 @@ recv_check() {	# recv_check WHAT: every message checked
 # sampler FILE: the largest pool seen, read every 200 ms, kept in FILE
 # until killed (each value renamed into place: a kill never leaves FILE
 # half written).
+# Each change of the pool goes to FILE.log with the time since the start
+# (ms) and srq_grown: what the busy phase prints.
 sampler() {
-	local v top=0
+	local v top=0 last=-1 t0
+	t0=$(( $(date +%s%N) / 1000000 ))
 	echo 0 > "$1"
+	: > "$1.log"
 	while :; do
 		v=$(pool)
+		((v != last)) && { last=$v; echo "$(( $(date +%s%N) / 1000000 - t0 )) ms: pool $v, srq_grown $(ib_counter srq_grown)" >> "$1.log"; }
 		((v > top)) && { top=$v; echo "$top" > "$1.new"; mv "$1.new" "$1"; }
 		sleep 0.2
 	done
@@ -253,6 +258,7 @@ busy() {
 		kill "$sampler_pid"
 		wait "$sampler_pid" 2> /dev/null
 		seen=$(cat /tmp/srq_grow.seen)
+		sed "s/^/# $name: sampler at /" /tmp/srq_grow.seen.log | head -n 20
 		recv_check "$name"
 		echo "# $name: largest pool $seen, srq_grown +$(( $(ib_counter srq_grown) - grown0 )), now: $(grep "^$RDS_RXE " /proc/net/rds/devices)"
 		if [ "$seen" = "$MAX" ] && grew srq_grown "$grown0" $(( MAX - SIZE )); then
