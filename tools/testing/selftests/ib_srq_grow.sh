@@ -201,17 +201,25 @@ recv_check() {	# recv_check WHAT: every message checked
 }
 # sampler FILE: the largest pool seen, read every 200 ms, kept in FILE
 # until killed (each value renamed into place: a kill never leaves FILE
-# half written).
-# Each change of the pool goes to FILE.log with the time since the start
-# (ms) and srq_grown: what the busy phase prints.
+# half written).  Each change of the pool goes to FILE.log with the time
+# since the start (ms) and srq_grown, the count of samples to FILE.n:
+# what the busy phase prints.  Bash builtins read the pool (no process
+# per sample), and busy() makes the sampler a real-time task: on a debug
+# kernel the receive path of the busy phase takes the whole vCPU, and a
+# sampler of normal priority read the pool once in 15 s (6.12 debug
+# kernel: one sample, at 6 s) and never saw it grow.
 sampler() {
-	local v top=0 last=-1 t0
-	t0=$(( $(date +%s%N) / 1000000 ))
+	local v top=0 last=-1 t0 n=0 l
+	t0=$(( ${EPOCHREALTIME/./} / 1000 ))
 	echo 0 > "$1"
 	: > "$1.log"
 	while :; do
-		v=$(pool)
-		((v != last)) && { last=$v; echo "$(( $(date +%s%N) / 1000000 - t0 )) ms: pool $v, srq_grown $(ib_counter srq_grown)" >> "$1.log"; }
+		v=-1
+		while read -r -a l; do
+			[ "${l[0]}" = "$RDS_RXE" ] && v=$(( l[2] - l[5] ))
+		done < /proc/net/rds/devices
+		printf '%d\n' $(( ++n )) > "$1.n"
+		((v != last)) && { last=$v; echo "$(( ${EPOCHREALTIME/./} / 1000 - t0 )) ms: pool $v, srq_grown $(ib_counter srq_grown)" >> "$1.log"; }
 		((v > top)) && { top=$v; echo "$top" > "$1.new"; mv "$1.new" "$1"; }
 		sleep 0.2
 	done
@@ -252,12 +260,15 @@ busy() {
 		grown0=$(ib_counter srq_grown)
 		sampler /tmp/srq_grow.seen &
 		sampler_pid=$!
+		chrt -f -p 50 "$sampler_pid" ||
+			echo "# $name: the sampler runs at normal priority"
 		barrier "$name-go" 60 || ksft_fail "barrier $name-go"
 		# until host 2's sender is done (its answers received)
 		barrier "$name-stopped" 300 || ksft_fail "barrier $name-stopped"
 		kill "$sampler_pid"
 		wait "$sampler_pid" 2> /dev/null
 		seen=$(cat /tmp/srq_grow.seen)
+		echo "# $name: sampler: $(cat /tmp/srq_grow.seen.n) samples"
 		sed "s/^/# $name: sampler at /" /tmp/srq_grow.seen.log | head -n 20
 		recv_check "$name"
 		echo "# $name: largest pool $seen, srq_grown +$(( $(ib_counter srq_grown) - grown0 )), now: $(grep "^$RDS_RXE " /proc/net/rds/devices)"
