@@ -48,7 +48,9 @@
 #     comes after host 1's answer to the first, so after the last data
 #     frame: host 2 had then sent no data for heartbeat_ms, at least
 #     credit_return_ms, and a give-back due at that interval goes in the
-#     same control frame): host 2 gave nothing back (credit_returns 0: a
+#     same control frame; host 1's heartbeat is off meanwhile, so that
+#     its own requests do not keep host 2 from hearing a silence): host
+#     2 gave nothing back (credit_returns 0: a
 #     ring asks for none; the SRQ's side of this oracle is 1) and still
 #     holds more than 4 credits; host 1, idle since the setup, gave none
 #     either; then both reload as usual.
@@ -406,6 +408,13 @@ barrier ring 120 || ksft_fail "barrier ring"
 check "reload with ib_no_srq=1" rds_reload ib_no_srq=1
 barrier ring-loaded 120 || ksft_fail "barrier ring-loaded"
 if [ "$RDS_HOST" = 1 ]; then
+	# Host 1 asks nothing while host 2 idles: both ask only at their
+	# own interval's tick, after heartbeat_ms without a frame, so the
+	# one whose ticks come first may ask every time, and the other,
+	# answering, never hears a silence (6.12 CI of stop 37: host 2's
+	# hb_sent +0 in 30 s).  It still answers host 2's requests.
+	hb1=$(cat $S/heartbeat_ms)
+	echo 0 > $S/heartbeat_ms
 	drain_start /tmp/giveback.ring
 	barrier ring-go 60 || ksft_fail "barrier ring-go"
 	wait_for 120 ring_flowing /tmp/giveback.ring 219
@@ -418,6 +427,7 @@ if [ "$RDS_HOST" = 1 ]; then
 		test "$(ib_counter connects)" = 1
 	check "ring: host 1's side, idle since the setup, gave nothing back (credit_returns $(ib_counter credit_returns), credits_released $(ib_counter credits_released))" \
 		test "$(ib_counter credit_returns)" = 0
+	echo "$hb1" > $S/heartbeat_ms
 	drain_stop /tmp/giveback.ring ring
 else
 	# (the reload put the module's parameters back)
