@@ -18,7 +18,9 @@
  *
  * An attempt not up RDS_IB_ATTEMPT_TIMEOUT after it started ends, ours
  * or the peer's (limit.h).  A request that would give one peer address
- * more than ib_peer_conn_max connections with us is refused (peer.c).
+ * more than ib_peer_conn_max connections with us is refused (peer.c), and
+ * so is one that would give a device more than ib_accept_max accepted
+ * attempts not up yet (accept.c).
  *
  * When an attempt ends (disconnect, error, device removal, peer restart),
  * its queue pair is drained and destroyed at once; its rdma_cm id is
@@ -58,6 +60,10 @@ struct rds_ib_attempt {
 	struct rdma_cm_id	*a_id;
 	bool			a_dead;		/* ended: the reap work destroys */
 	unsigned long		a_started;	/* jiffies */
+	/* a passive attempt not up yet: the device whose count holds its
+	 * place, with a reference (accept.c); i_cm_mutex
+	 */
+	struct rds_ib_device	*a_acc;
 };
 
 /* An attempt that is not up after this long ends: ours is retried
@@ -110,6 +116,7 @@ static const char *const rds_ib_hs_keys[RDS_IB_HS_R_MAX] = {
 	[RDS_IB_HS_R_BUSY]	= "busy",
 	[RDS_IB_HS_R_MAINLINE]	= "mainline",
 	[RDS_IB_HS_R_PEER_LIMIT] = "peer_limit",
+	[RDS_IB_HS_R_ACCEPT_LIMIT] = "accept_limit",
 };
 
 static int rds_ib_hs_stats_get(char *buf, const struct kernel_param *kp)
@@ -367,6 +374,19 @@ err_put:
 	return ret;
 }
 
+/* a's place among its device's passive attempts in flight, if it holds
+ * one, goes back (a is up, or ends).
+ */
+static void rds_ib_accept_leave(struct rds_ib_conn *ic,
+				struct rds_ib_attempt *a)
+{
+	lockdep_assert_held(&ic->i_cm_mutex);
+	if (!a->a_acc)
+		return;
+	rds_ib_accept_give(a->a_acc);
+	a->a_acc = NULL;
+}
+
 /* End the current attempt (why: for rds_conn_state): stop the data path,
  * drain and destroy the queue pair, release the device, hand the id to
  * the reap work and put the unacknowledged messages back for the next
@@ -404,6 +424,7 @@ static void rds_ib_attempt_end(struct rds_ib_conn *ic, struct rds_ib_attempt *a,
 	}
 	rds_ib_recv_reset(ic);
 
+	rds_ib_accept_leave(ic, a);
 	a->a_dead = true;
 	if (ic->i_cur == a) {
 		ic->i_cur = NULL;
@@ -633,6 +654,7 @@ static void rds_ib_attempt_up(struct rds_ib_conn *ic)
 	rds_conn_set_state(conn, RDS_CONN_UP, "established");
 	rds_ib_recv_unhold(ic);
 	rds_ib_gate_leave(ic);
+	rds_ib_accept_leave(ic, ic->i_cur);
 	ic->i_backoff_ms = 0;
 	rds_ib_count(RDS_IB_C_CONNECTS);
 	pr_info("connected %pI6c -> %pI6c tos %u (%s, %s, %u credits each way at most)\n",
@@ -685,8 +707,9 @@ static void rds_ib_cm_refuse(struct rdma_cm_id *cm_id,
 			       &peer);
 		trace_rds_ib_hs_refuse(&peer, rds_ib_hs_reason_name(reason));
 	}
-	/* (a peer at its limit: rds_ib_cm_accept() says it) */
-	if (reason != RDS_IB_HS_R_PEER_LIMIT)
+	/* (a peer or a device at its limit: rds_ib_cm_accept() says it) */
+	if (reason != RDS_IB_HS_R_PEER_LIMIT &&
+	    reason != RDS_IB_HS_R_ACCEPT_LIMIT)
 		pr_info_ratelimited("refused a connection from %pISc: %s\n",
 				    &cm_id->route.addr.dst_addr,
 				    rds_ib_hs_reason_name(reason));
@@ -723,12 +746,42 @@ static void rds_ib_peer_refused(struct rdma_cm_id *cm_id, u8 tos,
 			READ_ONCE(rds_ib_peer_conn_max));
 }
 
+/* A place for the attempt a request of the peer makes on rdev (accept.c):
+ * the current attempt's, which is ended next, if it holds one on rdev;
+ * else a new one, taken before the current attempt is ended, so that a
+ * refusal leaves it alone.  *acc: the device whose place the new attempt
+ * holds (NULL: none, rdev is not a device of ours); false at the bound.
+ */
+static bool rds_ib_accept_enter(struct rds_ib_conn *ic,
+				struct rds_ib_device *rdev,
+				struct rds_ib_device **acc,
+				unsigned int *in_flight)
+{
+	struct rds_ib_attempt *cur = ic->i_cur;
+
+	lockdep_assert_held(&ic->i_cm_mutex);
+	*acc = NULL;
+	*in_flight = 0;
+	if (!rdev)
+		return true;	/* rds_ib_attempt_setup() refuses it */
+	if (cur && cur->a_acc == rdev) {	/* RDS_IB_ACCEPT_KEEP */
+		*acc = cur->a_acc;
+		cur->a_acc = NULL;
+		return true;
+	}
+	if (!rds_ib_accept_take(rdev, in_flight))
+		return false;
+	*acc = rdev;
+	return true;
+}
+
 /* offer: our handshake; or ml: a request of the kernel's RDS (ml.h). */
 static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 			    const struct rds_ib_hs *offer,
 			    const struct rds_ib_pd_class *ml)
 {
 	struct rdma_conn_param param = { };
+	struct rds_ib_device *rdev = NULL, *acc = NULL;
 	struct rds_connection *conn;
 	struct rds_ib_attempt *a;
 	struct rds_ib_conn *ic;
@@ -738,8 +791,8 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	u8 buf[RDS_IB_MLHS_V6_LEN];
 	const char *why = "accept failed";
 	u8 minor = 0, tos = ml ? ml->ml.tos : offer->tos;
-	bool replacing = false;
-	unsigned int conns;
+	bool replacing = false, racing = false;
+	unsigned int conns, in_flight;
 	u32 scope_id;
 	int ret;
 
@@ -767,6 +820,18 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 		rds_ib_peer_refused(cm_id, tos, conns);
 		goto refuse;
 	}
+	/* So does a device at its bound on passive attempts in flight
+	 * (accept.c); rds_ib_accept_enter() below decides for the rest.
+	 * NULL: not a device of ours (rds_ib_attempt_setup() refuses it).
+	 */
+	rdev = rds_ib_device_get(cm_id->device);
+	if (rdev && !rds_ib_accept_room(rdev, &in_flight) &&
+	    !rds_conn_find(&init_net, &laddr, &faddr, &rds_ib_transport, tos,
+			   scope_id)) {
+		reason = RDS_IB_HS_R_ACCEPT_LIMIT;
+		rds_ib_accept_refused(cm_id, tos, rdev, in_flight);
+		goto refuse;
+	}
 	conn = rds_conn_find_or_alloc(&init_net, &laddr, &faddr,
 				      &rds_ib_transport, tos, scope_id, GFP_KERNEL);
 	if (IS_ERR(conn))
@@ -777,14 +842,21 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	if (ic->i_dying)
 		goto unlock;
 	if (ic->i_cur) {
-		bool racing = ic->i_active &&
-			      atomic_read(&conn->c_state) != RDS_CONN_UP;
-
+		racing = ic->i_active &&
+			 atomic_read(&conn->c_state) != RDS_CONN_UP;
 		/* Both sides connecting: the lower address's attempt wins.
 		 * The kernel's RDS refuses ours meanwhile: we yield.
 		 */
 		if (racing && !ml && memcmp(&laddr, &faddr, sizeof(laddr)) < 0)
 			goto unlock;
+	}
+	/* A place among the device's passive attempts in flight. */
+	if (!rds_ib_accept_enter(ic, rdev, &acc, &in_flight)) {
+		reason = RDS_IB_HS_R_ACCEPT_LIMIT;
+		rds_ib_accept_refused(cm_id, tos, rdev, in_flight);
+		goto unlock;
+	}
+	if (ic->i_cur) {
 		rds_ib_attempt_end(ic, ic->i_cur,
 				   racing ? "lost the connect race" :
 					    "the peer connected again");
@@ -809,6 +881,8 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	cm_id->context = a;
 	ic->i_cur = a;
 	ic->i_active = false;
+	a->a_acc = acc;		/* its place: given back when up or ended */
+	acc = NULL;
 	/* A peer that never completes it (no RTU) holds it for no longer
 	 * than our own attempts last (i_dying was read above, under the
 	 * mutex: rds_ib_conn_stop() cancels the work after setting it).
@@ -863,6 +937,7 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 		goto end;
 	}
 	mutex_unlock(&ic->i_cm_mutex);
+	rds_ib_device_put(rdev);
 	atomic64_inc(&rds_ib_hs_count[RDS_IB_HS_OK]);
 	pr_info("accepted a connection from %pISc (%s protocol %u.%u)\n",
 		&cm_id->route.addr.dst_addr, ic->i_proto->name, hs.major,
@@ -875,12 +950,18 @@ end:
 	rds_ib_attempt_end(ic, a, why);
 	kfree(a);
 unlock:
+	if (acc)
+		rds_ib_accept_give(acc);	/* no attempt took it */
 	if (!ic->i_cur)
 		rds_ib_peer_leave(ic);
 	rds_ib_reconnect_maybe(ic);
 	mutex_unlock(&ic->i_cm_mutex);
 refuse:
-	if (ml && reason == RDS_IB_HS_R_PEER_LIMIT)
+	if (rdev)
+		rds_ib_device_put(rdev);
+	/* (a refusal in its protocol carries no reason: counted here) */
+	if (ml && (reason == RDS_IB_HS_R_PEER_LIMIT ||
+		   reason == RDS_IB_HS_R_ACCEPT_LIMIT))
 		atomic64_inc(&rds_ib_hs_count[reason]);
 	if (ml)
 		rds_ib_ml_refuse(cm_id);
@@ -1323,6 +1404,7 @@ static void rds_ib_reap_work(struct work_struct *work)
 	mutex_unlock(&ic->i_cm_mutex);
 
 	list_for_each_entry_safe(a, tmp, &dead, a_item) {
+		WARN_ON_ONCE(a->a_acc);	/* its end gave its place back */
 		if (a->a_id)
 			rdma_destroy_id(a->a_id);
 		kfree(a);

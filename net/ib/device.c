@@ -48,6 +48,8 @@ void rds_ib_device_put(struct rds_ib_device *rdev)
 	might_sleep();
 	if (!refcount_dec_and_test(&rdev->rd_refcount))
 		return;
+	/* every place of accept.c holds a reference */
+	WARN_ON_ONCE(atomic_read(&rdev->rd_accepting));
 	rdev->rd_rx_ops->teardown(rdev);
 	ib_free_cq(rdev->rd_recv_cq);
 	rdev->rd_rx_ops->release(rdev);

@@ -25,6 +25,7 @@ static const char *const rds_ib_hs_reasons[RDS_IB_HS_R_MAX] = {
 	[RDS_IB_HS_R_BUSY]	= "busy",
 	[RDS_IB_HS_R_MAINLINE]	= "the kernel's RDS",
 	[RDS_IB_HS_R_PEER_LIMIT] = "peer limit",
+	[RDS_IB_HS_R_ACCEPT_LIMIT] = "accept limit",
 };
 
 const char *rds_ib_hs_reason_name(enum rds_ib_hs_reason reason)

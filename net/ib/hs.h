@@ -130,6 +130,13 @@ enum rds_ib_hs_reason {
 	RDS_IB_HS_R_PEER_LIMIT,		/* the peer has ib_peer_conn_max
 					 * connections with us already
 					 */
+	RDS_IB_HS_R_ACCEPT_LIMIT,	/* the device has ib_accept_max
+					 * accepted attempts not up yet:
+					 * retry later (a build without
+					 * this reason names it "unknown"
+					 * and retries, as after any
+					 * refusal)
+					 */
 	RDS_IB_HS_R_MAX,
 };
 

@@ -226,6 +226,11 @@ struct rds_ib_device {
 	unsigned int		rd_mr_regs;
 	bool			rd_mr_dying;
 
+	/* passive attempts in flight (accept.c): accepted, not up yet,
+	 * each holding a place here and a reference of the device
+	 */
+	atomic_t		rd_accepting;
+
 	struct rcu_head		rd_rcu;
 };
 
@@ -609,6 +614,14 @@ bool rds_ib_peer_room(const struct in6_addr *addr, u32 scope,
 		      unsigned int *conns);
 void rds_ib_peer_init(void);
 void rds_ib_peer_exit(void);
+
+/* accept.c */
+extern unsigned int rds_ib_accept_max;
+bool rds_ib_accept_room(struct rds_ib_device *rdev, unsigned int *in_flight);
+bool rds_ib_accept_take(struct rds_ib_device *rdev, unsigned int *in_flight);
+void rds_ib_accept_give(struct rds_ib_device *rdev);
+void rds_ib_accept_refused(struct rdma_cm_id *cm_id, u8 tos,
+			   struct rds_ib_device *rdev, unsigned int in_flight);
 
 /* trans.c */
 int rds_ib_counts_show(char *buf, const char *const *keys,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The rules of the per-peer limits: see limit.h.  Pure code.
+ * The rules of the per-peer and per-device limits: see limit.h.  Pure code.
  */
 #include "limit.h"
 
@@ -17,4 +17,15 @@ enum rds_ib_overdue rds_ib_attempt_overdue(bool active, bool up,
 bool rds_ib_peer_admit(unsigned int conns, unsigned int max)
 {
 	return !max || conns < max;
+}
+
+enum rds_ib_accept_verdict rds_ib_accept_verdict(bool holds,
+						 unsigned int in_flight,
+						 unsigned int max)
+{
+	if (holds)
+		return RDS_IB_ACCEPT_KEEP;
+	if (max && in_flight >= max)
+		return RDS_IB_ACCEPT_REFUSE;
+	return RDS_IB_ACCEPT_TAKE;
 }

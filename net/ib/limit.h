@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Limits on what one peer can make this host hold: the rules, as pure
+ * Limits on what peers can make this host hold: the rules, as pure
  * code (no locks, no allocation), compiled into the module and into the
  * user-space unit test tools/testing/unit/limit_test.
  *
@@ -20,6 +20,14 @@
  * (RDS_IB_HS_R_PEER_LIMIT); a request that replaces the attempt of a
  * connection that has one adds nothing and is never refused for it; our
  * own attempts are counted and never refused.
+ *
+ * Passive attempts in flight per device (accept.c): at most
+ * ib_accept_max attempts that we accepted and that are not up yet hold
+ * a queue pair, a send ring and receive buffers of one device at once,
+ * whatever addresses their peers use.  A request that would add one
+ * beyond it is refused (RDS_IB_HS_R_ACCEPT_LIMIT: retry later); a
+ * request that replaces an attempt holding a place on the same device
+ * takes that place over and is never refused for it.
  */
 #ifndef _RDS_IB_LIMIT_H
 #define _RDS_IB_LIMIT_H
@@ -50,5 +58,24 @@ enum rds_ib_overdue rds_ib_attempt_overdue(bool active, bool up,
  * more under max (0: no bound).
  */
 bool rds_ib_peer_admit(unsigned int conns, unsigned int max);
+
+/* What a request of the peer does with its device's count of passive
+ * attempts in flight.
+ */
+enum rds_ib_accept_verdict {
+	RDS_IB_ACCEPT_KEEP,	/* the attempt it replaces holds a place on
+				 * the device: the place passes to it
+				 */
+	RDS_IB_ACCEPT_TAKE,	/* a new place: the count goes up by one */
+	RDS_IB_ACCEPT_REFUSE,	/* none left: refused, nothing allocated */
+};
+
+/* The verdict for a request on a device with in_flight passive attempts
+ * under max (0: no bound); holds: the connection's current attempt holds
+ * a place on that device.
+ */
+enum rds_ib_accept_verdict rds_ib_accept_verdict(bool holds,
+						 unsigned int in_flight,
+						 unsigned int max);
 
 #endif /* _RDS_IB_LIMIT_H */

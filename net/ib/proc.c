@@ -73,16 +73,16 @@ static void rds_ib_proc_dev(struct rds_ib_device *rdev, void *arg)
 			   rds_ib_srq_stranded(rdev));
 	else
 		seq_puts(m, "- - - - - - ");
-	seq_printf(m, "%llu %d %u %u\n", d->grants,
+	seq_printf(m, "%llu %d %u %u %d\n", d->grants,
 		   atomic_read(&rdev->rd_mr_used), READ_ONCE(rds_ib_mr_max),
-		   d->conns);
+		   d->conns, atomic_read(&rdev->rd_accepting));
 }
 
 void rds_ib_devices_proc(struct seq_file *m, struct net *net)
 {
 	struct rds_ib_proc_dev d = { .m = m };
 
-	seq_puts(m, "device receive srq_buffers srq_posted srq_free srq_retiring srq_max srq_stranded grants mr_used mr_max connections\n");
+	seq_puts(m, "device receive srq_buffers srq_posted srq_free srq_retiring srq_max srq_stranded grants mr_used mr_max connections accepting\n");
 	if (!net_eq(net, &init_net))
 		return;
 	rds_ib_device_for_each(rds_ib_proc_dev, &d);

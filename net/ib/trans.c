@@ -96,6 +96,10 @@ static unsigned int rds_ib_max_recv_wr_max = RDS_IB_CREDITS_MAX;
 static unsigned int rds_ib_flow_control = 1;
 /* net.rds.ib.idle_secs is ib_idle_secs: at most a week */
 static unsigned int rds_ib_idle_secs_max = 7 * 24 * 3600;
+/* net.rds.ib.accept_max is ib_accept_max: at most 65536, the queue
+ * pairs rxe gives a device
+ */
+static unsigned int rds_ib_accept_max_max = 65536;
 /* net.rds.ib.mr_max is ib_mr_max */
 static unsigned int rds_ib_mr_max_max = 1 << 20;
 
@@ -178,6 +182,16 @@ static struct ctl_table rds_ib_sysctl_table[] = {
 		.maxlen		= sizeof(unsigned int),
 		.mode		= 0644,
 		.proc_handler	= proc_douintvec,
+	},
+	{
+		/* the parameter ib_accept_max (accept.c) */
+		.procname	= "accept_max",
+		.data		= &rds_ib_accept_max,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &rds_ib_accept_max_max,
 	},
 	{
 		.procname	= "mr_max",

@@ -85,7 +85,7 @@ if [ "$RDS_HOST" = 1 ]; then
 	check "stats: conn_reset moved ($reset0 -> $(pstat conn_reset))" \
 		test "$(pstat conn_reset)" -gt "$reset0"
 	check "devices: rxe0 has a connection up" \
-		bash -c "awk '\$1 == \"$RDS_RXE\" { print \$NF }' /proc/net/rds/devices | grep -qx '[1-9][0-9]*'"
+		bash -c "awk '\$1 == \"$RDS_RXE\" { print \$12 }' /proc/net/rds/devices | grep -qx '[1-9][0-9]*'"
 	rm -f /tmp/procfs_reset.*
 else
 	timeout "$(scaled 400)" python3 -c "$py" "$RDS_ADDR" "$RDS_PEER" recv

@@ -29,7 +29,9 @@
  *                cache_allocs, 8 KiB a buffer); grants at most what they
  *                hold; mr_max equal to
  *                ib_mr_max, mr_used at most mr_max; connections the number
- *                of infiniband lines up in connections.
+ *                of infiniband lines up in connections; accepting (passive
+ *                attempts in flight) 0..ib_accept_max (no upper bound
+ *                with 0).
  *
  * Needs two hosts: skipped in single-host mode.
  */
@@ -120,6 +122,7 @@ TEST_F_TIMEOUT(ib, procfs, 290)
 	struct timeval tv = { .tv_sec = 60 * time_scale() };
 	unsigned char tos = TOS;
 	long long tx0, rx0, dl0, sq0, pages, srq_size, srq_max, mr_max, no_srq;
+	long long acc_max;
 	long long kib;
 	unsigned int avail, granted, gen, k;
 	int64_t t0 = now_ms(), deadline;
@@ -210,11 +213,13 @@ TEST_F_TIMEOUT(ib, procfs, 290)
 	srq_max = rds_param("ib_srq_max");
 	mr_max = rds_param("ib_mr_max");
 	no_srq = rds_param("ib_no_srq");
+	acc_max = rds_param("ib_accept_max");
 	ASSERT_LE(0, pages);
 	ASSERT_LE(0, srq_size);
 	ASSERT_LE(0, srq_max);
 	ASSERT_LE(0, mr_max);
 	ASSERT_LE(0, no_srq);
+	ASSERT_LE(0, acc_max);
 	deadline = now_ms() + 10000LL * time_scale();
 	for (;;) {
 		char *dev = proc_read(PROC_DEVICES);
@@ -233,10 +238,13 @@ TEST_F_TIMEOUT(ib, procfs, 290)
 	free(text);
 	text = proc_read(PROC_CONNS);
 	ASSERT_NE(NULL, text);
-	note("host %d: %s %s buffers %lld posted %lld free %lld retiring %lld max %lld stranded %lld grants %llu mr %lld/%llu connections %u; ib_rx_pages %lld, held %lld KiB",
+	note("host %d: %s %s buffers %lld posted %lld free %lld retiring %lld max %lld stranded %lld grants %llu mr %lld/%llu connections %u accepting %d; ib_rx_pages %lld, held %lld KiB",
 	     host, d.name, d.receive, d.buffers, d.posted, d.free, d.retiring,
 	     d.max, d.stranded, d.grants,
-	     d.mr_used, d.mr_max, d.conns, pages, kib);
+	     d.mr_used, d.mr_max, d.conns, d.accepting, pages, kib);
+	EXPECT_LE(0, d.accepting);
+	if (acc_max)
+		EXPECT_GE(acc_max, (long long)d.accepting);
 	EXPECT_EQ((unsigned long long)mr_max, d.mr_max);
 	EXPECT_LE(0, d.mr_used);
 	EXPECT_GE((long long)d.mr_max, d.mr_used);

@@ -17,7 +17,7 @@
 #define PROC_DEVICES	"/proc/net/rds/devices"
 #define PROC_STATS	"/proc/net/rds/stats"
 #define PROC_CONNS_HDR	"local remote tos transport state secs credits queued unacked retransmitted generation last_reset"
-#define PROC_DEVICES_HDR "device receive srq_buffers srq_posted srq_free srq_retiring srq_max srq_stranded grants mr_used mr_max connections"
+#define PROC_DEVICES_HDR "device receive srq_buffers srq_posted srq_free srq_retiring srq_max srq_stranded grants mr_used mr_max connections accepting"
 
 /* The whole of path, NUL-terminated (malloc'ed), or NULL with errno set. */
 static inline char *proc_read(const char *path)
@@ -139,6 +139,7 @@ struct proc_dev {
 	long long	mr_used;
 	unsigned long long mr_max;
 	unsigned int	conns;
+	int		accepting;	/* passive attempts in flight */
 };
 
 static inline long long proc_num_or_dash(const char *s)
@@ -157,9 +158,10 @@ static inline int proc_dev_find(const char *text, const char *name,
 		line++;
 		memset(d, 0, sizeof(*d));
 		if (sscanf(line,
-			   "%63s %31s %23s %23s %23s %23s %23s %23s %llu %lld %llu %u",
+			   "%63s %31s %23s %23s %23s %23s %23s %23s %llu %lld %llu %u %d",
 			   d->name, d->receive, b, p, f, r, m, s, &d->grants,
-			   &d->mr_used, &d->mr_max, &d->conns) != 12)
+			   &d->mr_used, &d->mr_max, &d->conns,
+			   &d->accepting) != 13)
 			return -1;
 		if (!strcmp(d->name, name)) {
 			d->buffers = proc_num_or_dash(b);

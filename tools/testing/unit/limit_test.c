@@ -15,6 +15,19 @@
  * ours are never refused; with 0, nothing is.  Negative controls: the
  * same checks must fail with a rule that admits one too many and with one
  * that refuses one too early.
+ *
+ * The bound on passive attempts in flight per device: connections come
+ * and go in random order (a request of the peer, new or replacing the
+ * current attempt, an attempt of ours, an attempt up, an attempt ended),
+ * the module's bookkeeping (cm.c, accept.c) replayed with
+ * rds_ib_accept_verdict() as the only rule: after every step the count is
+ * exactly the passive attempts in flight, each of them holds one place
+ * and no other attempt does; a new request never passes the bound and is
+ * never refused below it; a replacement of a passive attempt in flight is
+ * never refused; with 0, nothing is.  Negative controls: one too many,
+ * one too early, a rule that ignores the place of the attempt replaced
+ * (a replacement refused at the bound) and one that keeps a place the
+ * connection does not hold (the count falls behind).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -150,6 +163,180 @@ static void test_admit(void)
 	report("negative controls: rules off by one fail the walk", before);
 }
 
+typedef enum rds_ib_accept_verdict (*verdict_fn)(bool holds,
+						 unsigned int in_flight,
+						 unsigned int max);
+
+static enum rds_ib_accept_verdict verdict_one_more(bool holds,
+						   unsigned int in_flight,
+						   unsigned int max)
+{
+	if (holds)
+		return RDS_IB_ACCEPT_KEEP;
+	return max && in_flight > max ? RDS_IB_ACCEPT_REFUSE :
+					RDS_IB_ACCEPT_TAKE;
+}
+
+static enum rds_ib_accept_verdict verdict_one_less(bool holds,
+						   unsigned int in_flight,
+						   unsigned int max)
+{
+	if (holds)
+		return RDS_IB_ACCEPT_KEEP;
+	return max && in_flight + 1 >= max ? RDS_IB_ACCEPT_REFUSE :
+					     RDS_IB_ACCEPT_TAKE;
+}
+
+static enum rds_ib_accept_verdict verdict_no_keep(bool holds,
+						  unsigned int in_flight,
+						  unsigned int max)
+{
+	(void)holds;
+	return rds_ib_accept_verdict(false, in_flight, max);
+}
+
+static enum rds_ib_accept_verdict verdict_keep_any(bool holds,
+						   unsigned int in_flight,
+						   unsigned int max)
+{
+	if (!max || in_flight < max)
+		return RDS_IB_ACCEPT_KEEP;
+	return rds_ib_accept_verdict(holds, in_flight, max);
+}
+
+/* The attempt of one connection, as the bound sees it. */
+enum acc_state {
+	ACC_NONE,	/* no attempt */
+	ACC_PASSIVE,	/* accepted, not up: must hold a place */
+	ACC_ACTIVE,	/* ours, not up: holds none */
+	ACC_UP,		/* up: holds none */
+};
+
+/* a third of them passive at a time: above every bound tried */
+#define ACC_NCONN	1024
+
+/* Replay the connections of a device under verdict; the violations seen. */
+static unsigned int acc_walk(verdict_fn verdict, unsigned int max,
+			     unsigned int steps)
+{
+	enum acc_state st[ACC_NCONN] = { ACC_NONE };
+	bool placed[ACC_NCONN] = { false };
+	unsigned int count = 0, bad = 0, passive = 0, held, i, c;
+	bool holds;
+
+	for (i = 0; i < steps; i++) {
+		c = rnd() % ACC_NCONN;
+		switch ((rnd() >> 32) % 4) {
+		case 0:	/* a request of the peer, new or a replacement */
+			holds = placed[c];
+			switch (verdict(holds, count, max)) {
+			case RDS_IB_ACCEPT_KEEP:
+				/* the replaced attempt's place, if any */
+				break;
+			case RDS_IB_ACCEPT_TAKE:
+				count++;
+				if (!holds && max && count > max)
+					bad++;	/* passed the bound */
+				if (holds)
+					count--;	/* the replaced one's end */
+				placed[c] = true;
+				break;
+			default:
+				if (holds || !max || count < max)
+					bad++;	/* refused for nothing */
+				continue;	/* the current one stays */
+			}
+			if (st[c] == ACC_PASSIVE)
+				passive--;
+			st[c] = ACC_PASSIVE;
+			passive++;
+			break;
+		case 1:	/* an attempt of ours (seldom: few of them stay) */
+			if (st[c] == ACC_NONE && rnd() % 64 == 0)
+				st[c] = ACC_ACTIVE;
+			break;
+		case 2:	/* the attempt comes up */
+			if (st[c] == ACC_ACTIVE || st[c] == ACC_PASSIVE) {
+				if (placed[c])
+					count--;
+				if (st[c] == ACC_PASSIVE)
+					passive--;
+				placed[c] = false;
+				st[c] = ACC_UP;
+			}
+			break;
+		default:	/* the attempt ends (any way) */
+			if (placed[c])
+				count--;
+			if (st[c] == ACC_PASSIVE)
+				passive--;
+			placed[c] = false;
+			st[c] = ACC_NONE;
+			break;
+		}
+		/* exact: the places are the passive attempts in flight
+		 * (each one looked at every 16 steps, and at the last)
+		 */
+		if (count != passive)
+			bad++;
+		if (i % 16 && i != steps - 1)
+			continue;
+		held = 0;
+		for (c = 0; c < ACC_NCONN; c++) {
+			if (placed[c] != (st[c] == ACC_PASSIVE))
+				bad++;
+			held += placed[c];
+		}
+		if (count != held)
+			bad++;
+	}
+	return bad;
+}
+
+static void test_accept(void)
+{
+	static const unsigned int maxes[] = { 0, 1, 2, 4, 16, 64, 256 };
+	unsigned int i, bad;
+	int before = failures;
+
+	EXPECT(rds_ib_accept_verdict(false, 0, 0) == RDS_IB_ACCEPT_TAKE &&
+	       rds_ib_accept_verdict(false, UINT_MAX, 0) == RDS_IB_ACCEPT_TAKE,
+	       "0: no bound");
+	EXPECT(rds_ib_accept_verdict(false, 0, 1) == RDS_IB_ACCEPT_TAKE &&
+	       rds_ib_accept_verdict(false, 1, 1) == RDS_IB_ACCEPT_REFUSE,
+	       "bound 1");
+	EXPECT(rds_ib_accept_verdict(false, 255, 256) == RDS_IB_ACCEPT_TAKE &&
+	       rds_ib_accept_verdict(false, 256, 256) == RDS_IB_ACCEPT_REFUSE &&
+	       rds_ib_accept_verdict(false, 257, 256) == RDS_IB_ACCEPT_REFUSE,
+	       "bound 256, and above it");
+	EXPECT(rds_ib_accept_verdict(true, 256, 256) == RDS_IB_ACCEPT_KEEP &&
+	       rds_ib_accept_verdict(true, 0, 256) == RDS_IB_ACCEPT_KEEP &&
+	       rds_ib_accept_verdict(true, 5, 0) == RDS_IB_ACCEPT_KEEP,
+	       "a replacement keeps its place, at the bound too");
+	for (i = 0; i < sizeof(maxes) / sizeof(maxes[0]); i++) {
+		bad = acc_walk(rds_ib_accept_verdict, maxes[i], 40000);
+		EXPECT(!bad, "bound %u: %u violations", maxes[i], bad);
+	}
+	report("accept bound: count exact, never passed, never refused below it or for a replacement",
+	       before);
+
+	/* Negative controls: the walk sees each wrong rule. */
+	before = failures;
+	for (i = 1; i < sizeof(maxes) / sizeof(maxes[0]); i++) {
+		EXPECT(acc_walk(verdict_one_more, maxes[i], 40000),
+		       "one too many at bound %u not caught", maxes[i]);
+		EXPECT(acc_walk(verdict_one_less, maxes[i], 40000),
+		       "one too early at bound %u not caught", maxes[i]);
+		EXPECT(acc_walk(verdict_no_keep, maxes[i], 40000),
+		       "a replacement refused at bound %u not caught",
+		       maxes[i]);
+		EXPECT(acc_walk(verdict_keep_any, maxes[i], 40000),
+		       "a place kept but not held at bound %u not caught",
+		       maxes[i]);
+	}
+	report("negative controls: wrong accept rules fail the walk", before);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) :
@@ -160,6 +347,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)seed, argv[0], (unsigned long long)seed);
 	test_overdue();
 	test_admit();
+	test_accept();
 	printf("1..%d\n", tap_n);
 	return failures ? 1 : 0;
 }
