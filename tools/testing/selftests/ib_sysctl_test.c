@@ -7,7 +7,8 @@
  *             minimum, above its maximum and a negative or non-numeric
  *             one fail with EINVAL and leave the value as it was; its
  *             bounds are taken; max_recv_allocation is read-only (EACCES)
- *             and shows ib_srq_size, max_recv_wr shows ib_credits.  On one
+ *             and shows ib_srq_size, max_recv_wr shows ib_credits,
+ *             accept_max ib_accept_max.  On one
  *             host too (no IB needed).
  *   new_conn  both hosts set max_send_wr 128, max_recv_wr 8,
  *             max_unsignaled_wr 4 and flow_control 0, then open a
@@ -99,6 +100,7 @@ static const struct {
 	{ "max_unsignaled_wr", 1, 64 },
 	{ "flow_control", 0, 1 },
 	{ "idle_secs", 0, 7 * 24 * 3600 },
+	{ "accept_max", 0, 65536 },
 	{ "mr_max", 1, 1 << 20 },
 };
 
@@ -146,6 +148,7 @@ TEST(ranges)
 	EXPECT_EQ(rds_param("ib_credit_return_ms"),
 		  sysctl_get("credit_return_ms"));
 	EXPECT_EQ(rds_param("ib_mr_max"), sysctl_get("mr_max"));
+	EXPECT_EQ(rds_param("ib_accept_max"), sysctl_get("accept_max"));
 	v = sysctl_get("max_recv_allocation");
 	EXPECT_EQ(rds_param("ib_srq_size"), v);
 	err = sysctl_set("max_recv_allocation", v + 1);
