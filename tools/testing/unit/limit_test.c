@@ -215,6 +215,9 @@ enum acc_state {
 /* a third of them passive at a time: above every bound tried */
 #define ACC_NCONN	1024
 
+/* the refusals of the last acc_walk(): the bound was reached */
+static unsigned int acc_refusals;
+
 /* Replay the connections of a device under verdict; the violations seen. */
 static unsigned int acc_walk(verdict_fn verdict, unsigned int max,
 			     unsigned int steps)
@@ -224,6 +227,7 @@ static unsigned int acc_walk(verdict_fn verdict, unsigned int max,
 	unsigned int count = 0, bad = 0, passive = 0, held, i, c;
 	bool holds;
 
+	acc_refusals = 0;
 	for (i = 0; i < steps; i++) {
 		c = rnd() % ACC_NCONN;
 		switch ((rnd() >> 32) % 4) {
@@ -244,6 +248,7 @@ static unsigned int acc_walk(verdict_fn verdict, unsigned int max,
 			default:
 				if (holds || !max || count < max)
 					bad++;	/* refused for nothing */
+				acc_refusals++;
 				continue;	/* the current one stays */
 			}
 			if (st[c] == ACC_PASSIVE)
@@ -316,6 +321,9 @@ static void test_accept(void)
 	for (i = 0; i < sizeof(maxes) / sizeof(maxes[0]); i++) {
 		bad = acc_walk(rds_ib_accept_verdict, maxes[i], 40000);
 		EXPECT(!bad, "bound %u: %u violations", maxes[i], bad);
+		/* the walk reached the bound (none with 0) */
+		EXPECT(!maxes[i] == !acc_refusals, "bound %u: %u refusals",
+		       maxes[i], acc_refusals);
 	}
 	report("accept bound: count exact, never passed, never refused below it or for a replacement",
 	       before);
