@@ -749,8 +749,8 @@ static void rds_ib_peer_refused(struct rdma_cm_id *cm_id, u8 tos,
 /* A place for the attempt a request of the peer makes on rdev (accept.c):
  * the current attempt's, which is ended next, if it holds one on rdev;
  * else a new one, taken before the current attempt is ended, so that a
- * refusal leaves it alone.  *acc: the device whose place the new attempt
- * holds (NULL: none, rdev is not a device of ours); false at the bound.
+ * refusal leaves it alone.  *acc: rdev, whose place the new attempt
+ * holds; false at the bound (nothing taken).
  */
 static bool rds_ib_accept_enter(struct rds_ib_conn *ic,
 				struct rds_ib_device *rdev,
@@ -762,8 +762,6 @@ static bool rds_ib_accept_enter(struct rds_ib_conn *ic,
 	lockdep_assert_held(&ic->i_cm_mutex);
 	*acc = NULL;
 	*in_flight = 0;
-	if (!rdev)
-		return true;	/* rds_ib_attempt_setup() refuses it */
 	if (cur && cur->a_acc == rdev) {	/* RDS_IB_ACCEPT_KEEP */
 		*acc = cur->a_acc;
 		cur->a_acc = NULL;
@@ -822,10 +820,14 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	}
 	/* So does a device at its bound on passive attempts in flight
 	 * (accept.c); rds_ib_accept_enter() below decides for the rest.
-	 * NULL: not a device of ours (rds_ib_attempt_setup() refuses it).
+	 * A device that is not ours (not yet, or no more): busy, as
+	 * rds_ib_attempt_setup() would say, and every attempt we accept
+	 * holds a place.
 	 */
 	rdev = rds_ib_device_get(cm_id->device);
-	if (rdev && !rds_ib_accept_room(rdev, &in_flight) &&
+	if (!rdev)
+		goto refuse;
+	if (!rds_ib_accept_room(rdev, &in_flight) &&
 	    !rds_conn_find(&init_net, &laddr, &faddr, &rds_ib_transport, tos,
 			   scope_id)) {
 		reason = RDS_IB_HS_R_ACCEPT_LIMIT;
