@@ -20,7 +20,8 @@
 # Parameters (plan line VAR=VAL, both hosts): RDS_SCALE_ALIASES (default
 # 16), RDS_SCALE_TOS (4), RDS_SCALE_ROUNDS (4), RDS_SCALE_WAIT (600 s),
 # RDS_SCALE_UNLOAD_MAX (60 s), RDS_SCALE_CONNECT_MAX (host 2's
-# ib_connect_max while the test runs), RDS_SCALE_RDS=mainline (the kernel's RDS,
+# ib_connect_max while the test runs), RDS_SCALE_HB_MS (both hosts'
+# net.rds.ib.heartbeat_ms while the test runs), RDS_SCALE_RDS=mainline (the kernel's RDS,
 # rds_rdma, loaded here instead of ours; only the driver's outcome and the
 # unload are checked).  The idle close (ib_idle_secs) is off while
 # the test runs: a stage of 1000 connections under emulation can take
@@ -82,6 +83,9 @@ refused() {
 
 idle=$(cat $P/ib_idle_secs)
 echo 0 > $P/ib_idle_secs
+hb=/proc/sys/net/rds/ib/heartbeat_ms
+hb0=$(cat $hb)
+[ -n "${RDS_SCALE_HB_MS:-}" ] && echo "$RDS_SCALE_HB_MS" > $hb
 cmax0=$(cat $P/ib_connect_max 2>/dev/null)
 if [ "$RDS_HOST" = 2 ]; then
 	[ -n "${RDS_SCALE_CONNECT_MAX:-}" ] &&
@@ -132,6 +136,7 @@ fi
 
 # Both hosts unload at once with the N connections up.
 echo "$idle" > $P/ib_idle_secs
+echo "$hb0" > $hb
 [ -n "$cmax0" ] && echo "$cmax0" > $P/ib_connect_max
 barrier unload "$((${RDS_SCALE_WAIT:-600} + 120))" || ksft_fail "barrier unload"
 t0=$(date +%s%N)

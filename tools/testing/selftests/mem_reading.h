@@ -230,34 +230,46 @@ static inline const char *per(long long v, unsigned int n, char *buf, size_t len
 	return buf;
 }
 
-/* The ib_counters that moved from a to b; flags resets and bad frames
- * (while n connections were set up).
+/*
+ * The counters of ib_counters line b that differ from line a, as
+ * " key +delta" pairs in line ("" when none moved).
  */
-static inline void report_counters(int host, const struct reading *a,
-				   const struct reading *b, unsigned int n)
+static inline void counters_moved(const char *a, const char *b, char *line,
+				  size_t len)
 {
-	char line[1024], key[64];
-	const char *p = b->counters;
+	const char *p = b;
+	char key[64];
 	size_t off = 0;
-	long long bad, resets;
 
 	line[0] = 0;
-	while (*p && off < sizeof(line)) {
+	while (*p && off < len) {
 		size_t kl = strcspn(p, "= ");
 		long long va, vb;
 
 		if (p[kl] == '=' && kl < sizeof(key)) {
 			memcpy(key, p, kl);
 			key[kl] = 0;
-			vb = counter(b->counters, key);
-			va = counter(a->counters, key);
+			vb = counter(b, key);
+			va = counter(a, key);
 			if (va >= 0 && vb != va)
-				off += snprintf(line + off, sizeof(line) - off,
+				off += snprintf(line + off, len - off,
 						" %s %+lld", key, vb - va);
 		}
 		p += strcspn(p, " ");
 		p += strspn(p, " ");
 	}
+}
+
+/* The ib_counters that moved from a to b; flags resets and bad frames
+ * (while n connections were set up).
+ */
+static inline void report_counters(int host, const struct reading *a,
+				   const struct reading *b, unsigned int n)
+{
+	char line[1024];
+	long long bad, resets;
+
+	counters_moved(a->counters, b->counters, line, sizeof(line));
 	note("host %d: ib_counters moved:%s", host, *line ? line : " none");
 	bad = counter(b->counters, "bad_frames") -
 	      counter(a->counters, "bad_frames");

@@ -613,12 +613,16 @@ static long long hot_receive(int fd)
 /* The busy connections' phase: both hosts, after a barrier. */
 static long long hot_phase(const char *what, int *fds, int hot_fd)
 {
+	static char c0[2048], c1[2048], moved[1024];
 	char name[32];
 	long long v = 0;
+	int64_t t0;
 
 	snprintf(name, sizeof(name), "hot.%s", what);
 	if (sync_point(name))
 		return -1;
+	read_counters(c0, sizeof(c0));
+	t0 = now_ms();
 	if (host == 2) {
 		v = hot_send(fds);
 		if (v >= 0)
@@ -632,6 +636,13 @@ static long long hot_phase(const char *what, int *fds, int hot_fd)
 			printf("# scale: hot %s %u %lld\n", what, nhot, v);
 		}
 	}
+	/* What the phase cost besides its data: control frames, heartbeats,
+	 * credit waits of every connection, busy or idle.
+	 */
+	read_counters(c1, sizeof(c1));
+	counters_moved(c0, c1, moved, sizeof(moved));
+	note("host %d: busy (%s): %lld ms, ib_counters moved:%s", host, what,
+	     (long long)(now_ms() - t0), *moved ? moved : " none");
 	snprintf(name, sizeof(name), "hot.%s.done", what);
 	if (sync_point(name))
 		return -1;
