@@ -559,12 +559,37 @@ static void rds_ib_gb_check(struct rds_ib_conn *ic, unsigned long now)
 	spin_unlock_bh(&ic->i_lock);
 }
 
+/* How long a quiet connection waits before it asks the peer for a sign of
+ * life, 0 for never: heartbeat_ms while it has something at stake (a
+ * message queued, or sent and waiting for the peer's ACK, which a lost
+ * peer would hold for ever), heartbeat_idle_ms (never shorter) while it
+ * has nothing.  Under i_cm_mutex, by rds_ib_hb_work() only.
+ */
+static unsigned int rds_ib_hb_ask_ms(struct rds_ib_conn *ic, unsigned int ms)
+{
+	struct rds_connection *conn = ic->i_conn;
+	unsigned int idle = READ_ONCE(rds_ib_heartbeat_idle_ms);
+	bool stake;
+
+	lockdep_assert_held(&ic->i_cm_mutex);
+	if (!ms)
+		return 0;
+	spin_lock_bh(&conn->c_lock);
+	stake = conn->c_send_queue_n || conn->c_retrans_n;
+	spin_unlock_bh(&conn->c_lock);
+	if (stake)
+		return ms;
+	return idle ? max(ms, idle) : 0;
+}
+
 /* Runs every heartbeat interval while the connection is up.  A peer that
- * sent nothing for an interval is asked for a sign of life (a control
- * frame it must answer); one that stays silent for 4 intervals after the
- * first request of the silence (5 in all) is declared lost, so that a
- * link that died without an error on our side (nothing in flight to time
- * out) is noticed and the connection re-formed.  The verdict counts from
+ * sent nothing for the asking interval (rds_ib_hb_ask_ms(): heartbeat_ms
+ * with messages at stake, heartbeat_idle_ms without) is asked for a sign
+ * of life (a control frame it must answer); one that stays silent for 4
+ * asking intervals after the first request of the silence (5 in all) is
+ * declared lost, so that a link that died without an error on our side
+ * (nothing in flight to time out) is noticed and the connection
+ * re-formed.  The verdict counts from
  * the request, not from the last frame alone: a silence longer than 5
  * intervals is normal when the interval was just lowered (the requests
  * came at the old interval), and the peer must have had the chance to
@@ -577,11 +602,12 @@ static void rds_ib_hb_work(struct work_struct *work)
 {
 	struct rds_ib_conn *ic = container_of(to_delayed_work(work),
 					      struct rds_ib_conn, i_hb_work);
-	unsigned int ms = READ_ONCE(rds_ib_heartbeat_ms);
+	unsigned int ms = READ_ONCE(rds_ib_heartbeat_ms), ask;
 	unsigned long now, last, quiet, asked = 0;
 	bool up;
 
 	mutex_lock(&ic->i_cm_mutex);
+	ask = rds_ib_hb_ask_ms(ic, ms);
 	now = jiffies;
 	last = READ_ONCE(ic->i_last_rx);
 	/* a frame may have come in on another CPU since now was read */
@@ -589,12 +615,12 @@ static void rds_ib_hb_work(struct work_struct *work)
 	spin_lock_bh(&ic->i_lock);
 	/* A peer that does not answer heartbeats is never asked. */
 	up = ic->i_up && ic->i_proto->heartbeat;
-	if (up && ms && quiet >= msecs_to_jiffies(ms))
+	if (up && ask && quiet >= msecs_to_jiffies(ask))
 		ic->i_hb_ask = true;
 	spin_unlock_bh(&ic->i_lock);
 	if (!up)
 		goto unlock;
-	if (!ms || quiet < msecs_to_jiffies(ms)) {
+	if (!ask || quiet < msecs_to_jiffies(ask)) {
 		ic->i_hb_asking = false;
 	} else if (!ic->i_hb_asking || time_before(ic->i_hb_asked_at, last)) {
 		/* the first request of this silence */
@@ -603,10 +629,10 @@ static void rds_ib_hb_work(struct work_struct *work)
 	} else {
 		asked = now - ic->i_hb_asked_at;
 	}
-	if (rds_neg_hbnow() && ms && quiet >= msecs_to_jiffies(5 * ms))
+	if (rds_neg_hbnow() && ask && quiet >= msecs_to_jiffies(5 * ask))
 		asked = quiet;
-	if (ms && asked >= msecs_to_jiffies(4 * ms) &&
-	    quiet >= msecs_to_jiffies(5 * ms)) {
+	if (ask && asked >= msecs_to_jiffies(4 * ask) &&
+	    quiet >= msecs_to_jiffies(5 * ask)) {
 		rds_ib_count(RDS_IB_C_HB_TIMEOUTS);
 		trace_rds_ib_heartbeat_loss(ic->i_conn,
 					    jiffies_to_msecs(quiet));

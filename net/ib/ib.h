@@ -564,6 +564,7 @@ extern struct rds_transport rds_ib_transport;
 extern unsigned int rds_ib_credits;
 extern unsigned int rds_ib_idle_secs;
 extern unsigned int rds_ib_heartbeat_ms;
+extern unsigned int rds_ib_heartbeat_idle_ms;
 extern unsigned int rds_ib_credit_return_ms;
 extern unsigned int rds_ib_max_send_wr;
 extern unsigned int rds_ib_max_unsignaled_wr;

@@ -438,12 +438,17 @@ else
 	busy_start ring 219
 	barrier ring-low 240 || ksft_fail "barrier ring-low"
 	busy_stop ring "TOS 219"
+	# idle, nothing at stake: host 2 asks at heartbeat_idle_ms,
+	# heartbeat_ms here
+	hbi0=$(cat $S/heartbeat_idle_ms)
+	echo "$hb_ms" > $S/heartbeat_idle_ms
 	hb0=$(ib_counter hb_sent)
 	# (the two hosts' requests alternate: an answer is a frame, and
 	# a host asks only after heartbeat_ms without one)
 	wait_for $(( 3 * GB_WINDOW )) grew hb_sent "$hb0" 2
 	check "ring: idle, host 2 asked for 2 heartbeats (hb_sent +$(delta hb_sent "$hb0"))" \
 		grew hb_sent "$hb0" 2
+	echo "$hbi0" > $S/heartbeat_idle_ms
 	check "ring: host 2 gave nothing back (credit_returns $(ib_counter credit_returns)), the connection holds its grant ($(credits 219))" \
 		ring_kept 219
 	barrier ring-judged $(( GB_WINDOW + 120 )) ||

@@ -18,14 +18,21 @@
 # no heartbeat loss (hb_timeouts, conn_reset unchanged) and the
 # connection up all along (/proc/net/rds/connections: state up, its
 # seconds in the state cover the test); then the heartbeat off (0) on
-# both for 2.5 s: no loss either; and a message still goes through.
+# both for 2.5 s: no loss either; then heartbeat_ms 500 with
+# heartbeat_idle_ms at its default on both for 2.5 s: the idle connection
+# asks nothing (hb_sent +0); and a message still goes through.
 . "$(dirname "$0")/lib.sh"
 
 hb=/proc/sys/net/rds/ib/heartbeat_ms
+hbi=/proc/sys/net/rds/ib/heartbeat_idle_ms
 C=/proc/net/rds/connections
 [ -w $hb ] || { ksft_fail "$hb exists"; ksft_exit; }
-saved=$(cat $hb)
-trap 'echo "$saved" > $hb' EXIT
+[ -w $hbi ] || { ksft_fail "$hbi exists"; ksft_exit; }
+saved=$(cat $hb) saved_idle=$(cat $hbi)
+trap 'echo "$saved" > $hb; echo "$saved_idle" > $hbi' EXIT
+# hbw MS: both intervals MS (the connection is idle: nothing at stake
+# asks at heartbeat_idle_ms).
+hbw() { echo "$1" > $hb; echo "$1" > $hbi; }
 
 # field NAME: this host's line for the peer (TOS 0), column NAME.
 field() {
@@ -68,9 +75,9 @@ rm -f "$RDS_SHARED/$RDS_TEST".*
 # (the negative module hbnow passed when host 2 was at 10 s: "hb_sent
 # 0 -> 1" on host 2).
 if [ "$RDS_HOST" = 1 ]; then
-	echo 10000 > $hb
+	hbw 10000
 else
-	echo 60000 > $hb
+	hbw 60000
 fi
 barrier start 60 || { ksft_fail "barrier start"; ksft_exit; }
 check "a first message brings the connection up" one "hb first" first
@@ -86,7 +93,7 @@ barrier idle 60 || ksft_fail "barrier idle"
 sent=$(ib_counter hb_sent)
 t0=$(date +%s)
 if [ "$RDS_HOST" = 1 ]; then
-	echo 500 > $hb
+	hbw 500
 	# The next tick (10 s at most away) sees 4 s or more of silence,
 	# more than 5 new intervals.  3 requests at 500 ms: the verdict of
 	# the first silence and two more have passed.
@@ -115,7 +122,17 @@ echo 0 > $hb
 sleep 2.5
 check "heartbeat off: no loss (hb_timeouts $timeouts -> $(ib_counter hb_timeouts))" \
 	test "$(ib_counter hb_timeouts)" = "$timeouts"
-echo 2000 > $hb
+# heartbeat_ms 500 with heartbeat_idle_ms at its default: an idle
+# connection asks nothing (2.5 s: 5 intervals of silence at 500 ms;
+# the same settings but the idle interval asked 3 times above).
+echo 500 > $hb
+echo "$saved_idle" > $hbi
+sent=$(ib_counter hb_sent)
+barrier idle-default 60 || ksft_fail "barrier idle-default"
+sleep 2.5
+check "idle, heartbeat_idle_ms $(cat $hbi): no request at heartbeat_ms 500 (hb_sent $sent -> $(ib_counter hb_sent))" \
+	test "$(ib_counter hb_sent)" = "$sent"
+hbw 2000
 barrier off 60 || ksft_fail "barrier off"
 check "a second message goes through" one "hb second" second
 dmesg | grep -E 'silent for|connection lost' | tail -4 | sed 's/^/# /'

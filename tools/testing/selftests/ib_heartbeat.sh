@@ -1,17 +1,33 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A link that goes silent under an idle connection is noticed by the
-# heartbeat (nothing is in flight, so no send would time out): with
-# net.rds.ib.heartbeat_ms=500 both hosts declare the connection lost
-# within a few seconds of the cut, and after the link returns the next
-# message reconnects and arrives.
+# The heartbeat notices a link that went silent, and asks only where a
+# loss costs something.
+#
+# 1. Idle: with net.rds.ib.heartbeat_ms and heartbeat_idle_ms both 500 on
+#    both hosts, a link cut under an idle connection (nothing in flight,
+#    so no send would time out) is declared lost by both hosts within a
+#    few seconds, and after the link returns the next message reconnects
+#    and arrives.
+# 2. At stake: heartbeat_ms 200 on host 2 with heartbeat_idle_ms at its
+#    default (30 s), host 1's heartbeat off.  The link cut again under
+#    the idle connection: for 2 s (10 intervals of silence) host 2 asks
+#    nothing (hb_sent +0: nothing at stake, it waits for the idle
+#    interval); then it sends a message, which waits for the peer's ACK:
+#    it asks at 200 ms (hb_sent +1 within 10 s: a request whose
+#    frame is not acknowledged holds the control slot, so one).  After the
+#    link returns the message arrives (retransmitted after the
+#    reconnection, once).
 . "$(dirname "$0")/lib.sh"
 
 hb=/proc/sys/net/rds/ib/heartbeat_ms
+hbi=/proc/sys/net/rds/ib/heartbeat_idle_ms
 [ -w $hb ] || { ksft_fail "$hb exists"; ksft_exit; }
-saved=$(cat $hb)
+[ -w $hbi ] || { ksft_fail "$hbi exists"; ksft_exit; }
+saved=$(cat $hb) saved_idle=$(cat $hbi)
+trap 'echo "$saved" > $hb; echo "$saved_idle" > $hbi' EXIT
 echo 500 > $hb
+echo 500 > $hbi
 py=$(cat <<'PY'
 import os, socket, subprocess, sys
 me, peer, role = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -22,33 +38,35 @@ s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
 s.bind((me, 4400))
 s.settimeout(240)
 barrier("bound")
-# Host 1 tells its shell part about each arrival with a file; "after" is
-# shared with the shell part: the link was cut, the loss detected and the
-# link restored.
-# The sender keeps its socket until the second message arrived: closing
+# Host 1 tells its shell part about each arrival with a file; "after"
+# and "cut2" are shared with the shell parts: the link was cut, the loss
+# detected and the link restored; the link cut again.
+# The sender keeps its socket until the last message arrived: closing
 # it would cancel a message still waiting for the connection.
 if role == "recv":
-    for i in range(2):
+    for i in range(3):
         data, addr = s.recvfrom(100)
         assert data == b"hb %d" % i, data
         print("got", data)
         open("/tmp/hb.got%d" % i, "w").close()
-    barrier("got1", "240")
+    barrier("got2", "240")
 else:
     s.sendto(b"hb 0", (peer, 4400))
     barrier("after")
     s.sendto(b"hb 1", (peer, 4400))
-    barrier("got1", "240")
+    barrier("cut2", "240")
+    s.sendto(b"hb 2", (peer, 4400))
+    barrier("got2", "240")
 PY
 )
 timeouts=$(ib_counter hb_timeouts)
-rm -f /tmp/hb.got0 /tmp/hb.got1
+rm -f /tmp/hb.got0 /tmp/hb.got1 /tmp/hb.got2
 barrier start 60 || { ksft_fail "barrier start"; ksft_exit; }
 if [ "$RDS_HOST" = 1 ]; then
-	timeout 280 python3 -c "$py" "$RDS_ADDR" "$RDS_PEER" recv > /tmp/hb.out 2>&1 &
+	timeout 400 python3 -c "$py" "$RDS_ADDR" "$RDS_PEER" recv > /tmp/hb.out 2>&1 &
 	pid=$!
 else
-	timeout 280 python3 -c "$py" "$RDS_ADDR" "$RDS_PEER" send > /tmp/hb.out 2>&1 &
+	timeout 400 python3 -c "$py" "$RDS_ADDR" "$RDS_PEER" send > /tmp/hb.out 2>&1 &
 	pid=$!
 fi
 if [ "$RDS_HOST" = 1 ]; then
@@ -59,17 +77,47 @@ if [ "$RDS_HOST" = 2 ]; then
 	check "host cuts the link" host_request link off
 fi
 hb_fired() { test "$(ib_counter hb_timeouts)" -gt "$timeouts"; }
-check "the heartbeat declared the connection lost" wait_for 30 hb_fired
+check "idle: the heartbeat declared the connection lost" wait_for 30 hb_fired
 barrier detected 60 || ksft_fail "barrier detected"
 if [ "$RDS_HOST" = 2 ]; then
 	check "host restores the link" host_request link on
 fi
 barrier after 60 || ksft_fail "barrier after"
+if [ "$RDS_HOST" = 1 ]; then
+	check "host 1 got the second message (after the link returned)" \
+		wait_for 120 test -e /tmp/hb.got1
+fi
+barrier got1 150 || ksft_fail "barrier got1"
+
+# 2. At stake.
+if [ "$RDS_HOST" = 1 ]; then
+	echo 0 > $hb
+else
+	echo 200 > $hb
+	echo "$saved_idle" > $hbi
+fi
+sent_above() { [ "$(ib_counter hb_sent)" -ge "$1" ]; }
+barrier stake 60 || ksft_fail "barrier stake"
+if [ "$RDS_HOST" = 2 ]; then
+	check "host cuts the link again" host_request link off
+	sent=$(ib_counter hb_sent)
+	# The scenario is a silence with nothing at stake: time itself is
+	# what it needs (10 intervals of 200 ms).
+	sleep 2
+	check "nothing at stake: no request in 2 s of silence (heartbeat_ms 200, heartbeat_idle_ms $(cat $hbi); hb_sent $sent -> $(ib_counter hb_sent))" \
+		test "$(ib_counter hb_sent)" = "$sent"
+fi
+barrier cut2 60 || ksft_fail "barrier cut2"
+if [ "$RDS_HOST" = 2 ]; then
+	check "a message at stake: a request at heartbeat_ms (hb_sent +1)" \
+		wait_for 10 sent_above $((sent + 1))
+	echo "# hb_sent $sent -> $(ib_counter hb_sent)"
+	check "host restores the link" host_request link on
+fi
 wait $pid
 rc=$?
 cat /tmp/hb.out
-check "both messages delivered (one before the cut, one after)" test $rc = 0
+check "every message delivered (one before each cut, one after)" test $rc = 0
 dmesg | grep -E 'silent for|connected ::|connection lost' | tail -6 | sed 's/^/# /'
 echo "# ib_counters: $(cat /sys/module/rds/parameters/ib_counters)"
-echo "$saved" > $hb
 ksft_exit

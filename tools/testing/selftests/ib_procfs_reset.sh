@@ -68,9 +68,10 @@ if [ "$RDS_HOST" = 1 ]; then
 	tc qdisc add dev "$RDS_IFACE" root netem loss 100%
 	: > /tmp/procfs_reset.cut
 	check "5 messages sent during the cut" wait_for 60 test -e /tmp/procfs_reset.sent
-	# netem drops host 1's egress only: host 2's heartbeat declares the
-	# connection lost after 5 quiet intervals and disconnects, which
-	# host 1 receives.
+	# netem drops host 1's egress only: host 1, with 5 messages at
+	# stake, hears nothing more (host 2, idle, asks only every
+	# heartbeat_idle_ms) and its heartbeat declares the connection lost
+	# after 5 quiet intervals.
 	check "the connection is no longer up" wait_for 120 not_up
 	tc qdisc del dev "$RDS_IFACE" root
 	check "the connection is up again" wait_for 180 state_is up

@@ -228,8 +228,8 @@ tos_range() {	# tos_range FIRST: FIRST .. FIRST + 15
 	seq "$1" $(( $1 + 15 ))
 }
 
-hb0=$(cat $S/heartbeat_ms)
-trap 'echo "$hb0" > $S/heartbeat_ms' EXIT
+hb0=$(cat $S/heartbeat_ms) hbi0=$(cat $S/heartbeat_idle_ms)
+trap 'echo "$hb0" > $S/heartbeat_ms; echo "$hbi0" > $S/heartbeat_idle_ms' EXIT
 
 # 0. The defaults: 4 x ib_srq_size.
 barrier start 120 || { ksft_fail "barrier start"; ksft_exit; }
@@ -359,10 +359,13 @@ else
 	# until host 1 has seen its retired buffers stranded (at most 40 s
 	# for the shrink and 30 s for the stranding, scaled)
 	barrier stranded 120 || ksft_fail "barrier stranded"
+	# (idle connections: heartbeat_idle_ms is their interval)
 	echo 200 > $S/heartbeat_ms
+	echo 200 > $S/heartbeat_idle_ms
 	barrier idle-done 120 || ksft_fail "barrier idle-done"
 fi
 echo "$hb0" > $S/heartbeat_ms
+echo "$hbi0" > $S/heartbeat_idle_ms
 echo "# ib_counters: $(cat $P/ib_counters)"
 check "no RNR, no bad frame before the reload" \
 	test "$(ib_counter rnr)" = 0 -a "$(ib_counter bad_frames)" = 0

@@ -94,6 +94,7 @@ static const struct {
 	long long min, max;
 } ranged[] = {
 	{ "heartbeat_ms", 0, 3600000 },
+	{ "heartbeat_idle_ms", 0, 3600000 },
 	{ "credit_return_ms", 0, 3600000 },
 	{ "max_send_wr", 16, 1024 },
 	{ "max_recv_wr", 1, 128 },

@@ -31,6 +31,7 @@ I=$T/instances/rds_selftest
 peer=$RDS_BUILD/peer/hs_peer
 stress=$RDS_BUILD/rds-stress/rds-stress
 hb=/proc/sys/net/rds/ib/heartbeat_ms
+hbi=/proc/sys/net/rds/ib/heartbeat_idle_ms
 shared=$RDS_SHARED/$RDS_TEST
 me=${RDS_ADDR//./\\.}
 them=${RDS_PEER//./\\.}
@@ -52,11 +53,12 @@ barrier reloaded 120 || ksft_fail "barrier reloaded"
 top_kb=$(cat $T/buffer_size_kb)
 rmdir $I 2>/dev/null
 mkdir $I || { ksft_fail "tracefs instance created"; ksft_exit; }
-hb_saved=$(cat $hb)
+hb_saved=$(cat $hb) hbi_saved=$(cat $hbi)
 cleanup() {
 	echo 0 > $I/events/rds/enable 2>/dev/null
 	rmdir $I 2>/dev/null
 	echo "$hb_saved" > $hb
+	echo "$hbi_saved" > $hbi
 	case $top_kb in
 	*expanded*) echo "${top_kb%% *}" > $T/buffer_size_kb ;;
 	esac
@@ -244,7 +246,13 @@ barrier rdma_done 120 || ksft_fail "barrier rdma_done"
 # a sign of life could meet the cut first (the loss, or its retries
 # running out) and the messages be queued on a connection already down:
 # sent later, not retransmitted.
-if [ "$RDS_HOST" = 1 ]; then echo 500 > $hb; else echo 0 > $hb; fi
+# (host 1's side is idle: heartbeat_idle_ms is its interval)
+if [ "$RDS_HOST" = 1 ]; then
+	echo 500 > $hb
+	echo 500 > $hbi
+else
+	echo 0 > $hb
+fi
 echo > $I/trace
 rm -f /tmp/trace.go /tmp/trace.sent /tmp/trace.ready
 if [ "$RDS_HOST" = 2 ]; then
