@@ -31,6 +31,10 @@
  *   hbnow     the heartbeat declares a connection lost on its silence
  *             alone, as before the fix (ib_hb_change: the interval
  *             lowered on an idle connection)
+ *   hbidle    the heartbeat asks every connection at heartbeat_ms, with
+ *             or without messages at stake, as before heartbeat_idle_ms
+ *             (ib_heartbeat: a request in 2 s of silence with nothing at
+ *             stake)
  *   nohold    messages that come while our request's protocol is a
  *             guess are delivered at once, as before the hold
  *             (ib_ml_upgrade: delivered twice after a wrong guess)
@@ -121,6 +125,18 @@ static inline bool rds_neg_hbnow(void)
 }
 #else
 static inline bool rds_neg_hbnow(void)
+{
+	return false;
+}
+#endif
+
+#ifdef RDS_NEG_HBIDLE
+static inline bool rds_neg_hbidle(void)
+{
+	return true;
+}
+#else
+static inline bool rds_neg_hbidle(void)
 {
 	return false;
 }

@@ -577,7 +577,7 @@ static unsigned int rds_ib_hb_ask_ms(struct rds_ib_conn *ic, unsigned int ms)
 	spin_lock_bh(&conn->c_lock);
 	stake = conn->c_send_queue_n || conn->c_retrans_n;
 	spin_unlock_bh(&conn->c_lock);
-	if (stake)
+	if (stake || rds_neg_hbidle())
 		return ms;
 	return idle ? max(ms, idle) : 0;
 }
@@ -636,8 +636,9 @@ static void rds_ib_hb_work(struct work_struct *work)
 		rds_ib_count(RDS_IB_C_HB_TIMEOUTS);
 		trace_rds_ib_heartbeat_loss(ic->i_conn,
 					    jiffies_to_msecs(quiet));
-		pr_info_ratelimited("%pI6c: silent for %u ms: connection lost\n",
-				    &ic->i_conn->c_faddr, jiffies_to_msecs(quiet));
+		pr_info_ratelimited("%pI6c: silent for %u ms (asking every %u ms): connection lost\n",
+				    &ic->i_conn->c_faddr, jiffies_to_msecs(quiet),
+				    ask);
 		rds_ib_conn_error(ic, "heartbeat");
 		goto unlock;
 	}

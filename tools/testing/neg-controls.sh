@@ -30,6 +30,9 @@
 #     hbnow     the heartbeat declares a connection lost on its silence
 #               alone -> ib_hb_change (two hosts): "not ok ... no
 #               heartbeat loss"
+#     hbidle    the heartbeat asks idle connections at heartbeat_ms too ->
+#               ib_heartbeat (two hosts): "not ok ... nothing at stake:
+#               no request"
 #     nohold    messages that come while our request's protocol is a
 #               guess delivered at once -> ib_ml_upgrade (two hosts):
 #               "not ok ... each of the 20 once"
@@ -74,7 +77,7 @@ done
 
 cheap="lost dup pageleak stalerx downwork"
 debug="kasan kmemleak lockdep"
-extra="hbnow nohold halfopen idlecopy"
+extra="hbnow hbidle nohold halfopen idlecopy"
 case $set in
 cheap) kinds=$cheap ;;
 debug) kinds=$debug ;;
@@ -105,6 +108,8 @@ printf '%s\n' "load 60" "rxe 60" "ib_unload_race 600" "unload 120" \
 	> "$res/downwork.tests"
 printf '%s\n' "load 60" "rxe 60" "ib_hb_change 180" "unload 120" \
 	> "$res/hbnow.tests"
+printf '%s\n' "load 60" "rxe 60" "ib_heartbeat 360" "unload 120" \
+	> "$res/hbidle.tests"
 printf '%s\n' "rxe 60" "ib_ml_upgrade 600" > "$res/nohold.tests"
 printf '%s\n' "load 60" "rxe 60" "ib_halfopen 300" "unload 60" \
 	> "$res/halfopen.tests"
@@ -151,6 +156,8 @@ oracle() {	# oracle KIND -> "FILES-GLOB<TAB>ERE"
 	lockdep) printf '%s\t%s\n' '*' 'possible circular locking dependency' ;;
 	hbnow) printf '%s\t%s\n' 'tests/ib_hb_change.log' \
 		'^not ok .*no heartbeat loss' ;;
+	hbidle) printf '%s\t%s\n' 'tests/ib_heartbeat.log' \
+		'^not ok .*nothing at stake: no request' ;;
 	nohold) printf '%s\t%s\n' 'tests/ib_ml_upgrade.log' \
 		'^not ok .*once, in order' ;;
 	halfopen) printf '%s\t%s\n' 'tests/ib_halfopen.log' \
@@ -177,7 +184,7 @@ for kind in $kinds; do
 		;;
 	esac
 	case $kind in
-	stalerx|downwork|hbnow|nohold|halfopen|idlecopy)
+	stalerx|downwork|hbnow|hbidle|nohold|halfopen|idlecopy)
 		plan=$res/$kind.tests topo=two ;;
 	esac
 	out=$res/$kind

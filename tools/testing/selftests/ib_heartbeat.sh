@@ -10,7 +10,7 @@
 #    few seconds, and after the link returns the next message reconnects
 #    and arrives.
 # 2. At stake: heartbeat_ms 200 on host 2 with heartbeat_idle_ms at its
-#    default (30 s), host 1's heartbeat off.  The link cut again under
+#    default (30 s), host 1's heartbeat off.  Host 1's link cut under
 #    the idle connection: for 2 s (10 intervals of silence) host 2 asks
 #    nothing (hb_sent +0: nothing at stake, it waits for the idle
 #    interval); then it sends a message, which waits for the peer's ACK:
@@ -24,8 +24,9 @@ hb=/proc/sys/net/rds/ib/heartbeat_ms
 hbi=/proc/sys/net/rds/ib/heartbeat_idle_ms
 [ -w $hb ] || { ksft_fail "$hb exists"; ksft_exit; }
 [ -w $hbi ] || { ksft_fail "$hbi exists"; ksft_exit; }
-saved=$(cat $hb) saved_idle=$(cat $hbi)
-trap 'echo "$saved" > $hb; echo "$saved_idle" > $hbi' EXIT
+gbr=/proc/sys/net/rds/ib/credit_return_ms
+saved=$(cat $hb) saved_idle=$(cat $hbi) saved_gbr=$(cat $gbr)
+trap 'echo "$saved" > $hb; echo "$saved_idle" > $hbi; echo "$saved_gbr" > $gbr' EXIT
 echo 500 > $hb
 echo 500 > $hbi
 py=$(cat <<'PY'
@@ -38,9 +39,10 @@ s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
 s.bind((me, 4400))
 s.settimeout(240)
 barrier("bound")
-# Host 1 tells its shell part about each arrival with a file; "after"
-# and "cut2" are shared with the shell parts: the link was cut, the loss
-# detected and the link restored; the link cut again.
+# Host 1 tells its shell part about each arrival with a file; "after" is
+# shared with the shell parts: the link was cut, the loss detected and the
+# link restored.  The third message waits for host 2's shell (a file: a
+# barrier's mark is per host, and the shell's own would let it through).
 # The sender keeps its socket until the last message arrived: closing
 # it would cancel a message still waiting for the connection.
 if role == "recv":
@@ -54,13 +56,16 @@ else:
     s.sendto(b"hb 0", (peer, 4400))
     barrier("after")
     s.sendto(b"hb 1", (peer, 4400))
-    barrier("cut2", "240")
+    import time
+    end = time.time() + 240
+    while not os.path.exists("/tmp/hb.go2") and time.time() < end:
+        time.sleep(0.05)
     s.sendto(b"hb 2", (peer, 4400))
     barrier("got2", "240")
 PY
 )
 timeouts=$(ib_counter hb_timeouts)
-rm -f /tmp/hb.got0 /tmp/hb.got1 /tmp/hb.got2
+rm -f /tmp/hb.got0 /tmp/hb.got1 /tmp/hb.got2 /tmp/hb.go2
 barrier start 60 || { ksft_fail "barrier start"; ksft_exit; }
 if [ "$RDS_HOST" = 1 ]; then
 	timeout 400 python3 -c "$py" "$RDS_ADDR" "$RDS_PEER" recv > /tmp/hb.out 2>&1 &
@@ -89,30 +94,58 @@ if [ "$RDS_HOST" = 1 ]; then
 fi
 barrier got1 150 || ksft_fail "barrier got1"
 
-# 2. At stake.
+# 2. At stake.  Host 2's give-back off: its return of credits (a
+# control frame, 2 s after its last data) would go out into the cut and
+# hold the control slot (rxe retries for ever), so that no request could
+# be sent.  And nothing at stake before the cut: the second message
+# acknowledged.
 if [ "$RDS_HOST" = 1 ]; then
 	echo 0 > $hb
 else
 	echo 200 > $hb
 	echo "$saved_idle" > $hbi
+	echo 0 > $gbr
+	acked() { [ "$(awk -v p="$RDS_PEER" '$2 == p && $3 == 0 { print $9 }' /proc/net/rds/connections)" = 0 ]; }
+	check "the second message acknowledged" wait_for 10 acked
+	conn_line
 fi
 sent_above() { [ "$(ib_counter hb_sent)" -ge "$1" ]; }
+# the connection's line of /proc/net/rds/connections (state, queued,
+# unacknowledged), as a comment
+conn_line() {
+	awk -v p="$RDS_PEER" 'NR == 1 || $2 == p' /proc/net/rds/connections |
+		sed 's/^/# /'
+}
 barrier stake 60 || ksft_fail "barrier stake"
+# Host 1's link this time: host 2's own NIC stays up, so that its frames
+# go out and wait for acknowledgements that never come (its NIC down,
+# rxe fails the send at once and the connection ends on that error:
+# nothing for the heartbeat to notice).
+if [ "$RDS_HOST" = 1 ]; then
+	check "host 1 cuts its link" host_request link off
+fi
+barrier cut2-done 60 || ksft_fail "barrier cut2-done"
 if [ "$RDS_HOST" = 2 ]; then
-	check "host cuts the link again" host_request link off
 	sent=$(ib_counter hb_sent)
+	conn_line
 	# The scenario is a silence with nothing at stake: time itself is
 	# what it needs (10 intervals of 200 ms).
 	sleep 2
 	check "nothing at stake: no request in 2 s of silence (heartbeat_ms 200, heartbeat_idle_ms $(cat $hbi); hb_sent $sent -> $(ib_counter hb_sent))" \
 		test "$(ib_counter hb_sent)" = "$sent"
+	conn_line
 fi
 barrier cut2 60 || ksft_fail "barrier cut2"
 if [ "$RDS_HOST" = 2 ]; then
+	: > /tmp/hb.go2
 	check "a message at stake: a request at heartbeat_ms (hb_sent +1)" \
 		wait_for 10 sent_above $((sent + 1))
 	echo "# hb_sent $sent -> $(ib_counter hb_sent)"
-	check "host restores the link" host_request link on
+	conn_line
+fi
+barrier asked 60 || ksft_fail "barrier asked"
+if [ "$RDS_HOST" = 1 ]; then
+	check "host 1 restores its link" host_request link on
 fi
 wait $pid
 rc=$?

@@ -21,7 +21,9 @@
 # 16), RDS_SCALE_TOS (4), RDS_SCALE_ROUNDS (4), RDS_SCALE_WAIT (600 s),
 # RDS_SCALE_UNLOAD_MAX (60 s), RDS_SCALE_CONNECT_MAX (host 2's
 # ib_connect_max while the test runs), RDS_SCALE_HB_MS (both hosts'
-# net.rds.ib.heartbeat_ms while the test runs), RDS_SCALE_RDS=mainline (the kernel's RDS,
+# net.rds.ib.heartbeat_ms while the test runs), RDS_SCALE_PARAMS (module
+# parameters both hosts reload with first; the end loads it again
+# without), RDS_SCALE_RDS=mainline (the kernel's RDS,
 # rds_rdma, loaded here instead of ours; only the driver's outcome and the
 # unload are checked).  The idle close (ib_idle_secs) is off while
 # the test runs: a stage of 1000 connections under emulation can take
@@ -68,6 +70,10 @@ if [ "$which" = mainline ]; then
 	ksft_exit
 fi
 rds_loaded || { ksft_fail "rds loaded"; ksft_exit; }
+if [ -n "${RDS_SCALE_PARAMS:-}" ]; then
+	# shellcheck disable=SC2086 # a list of NAME=VALUE words
+	check "reload with $RDS_SCALE_PARAMS" rds_reload $RDS_SCALE_PARAMS
+fi
 
 # The IPv4 GIDs of our rxe port number at least $1 (one per address,
 # whatever its RoCE type).
