@@ -14,7 +14,12 @@
  * timeout, a refusal or error, device removal, module unload).  A
  * request that replaces an attempt holding a place on the same device
  * takes its place over.  Our own attempts take none (the connect gate,
- * gate.c, bounds them).
+ * gate.c, bounds them).  One exception to the 15 s: an attempt whose
+ * port went down keeps its place while the timeout waits for the port
+ * (rds_ib_timeout_work() polls it), as it keeps its queue pair; on a
+ * device with two ports those can fill the bound for the length of the
+ * outage and requests through the other port are refused "retry later"
+ * meanwhile (review of stop 38; not changed).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -572,14 +572,10 @@ static unsigned int rds_ib_hb_ask_ms(struct rds_ib_conn *ic, unsigned int ms)
 	bool stake;
 
 	lockdep_assert_held(&ic->i_cm_mutex);
-	if (!ms)
-		return 0;
 	spin_lock_bh(&conn->c_lock);
 	stake = conn->c_send_queue_n || conn->c_retrans_n;
 	spin_unlock_bh(&conn->c_lock);
-	if (stake || rds_neg_hbidle())
-		return ms;
-	return idle ? max(ms, idle) : 0;
+	return rds_ib_hb_ask(stake || rds_neg_hbidle(), ms, idle);
 }
 
 /* Runs every heartbeat interval while the connection is up.  A peer that

@@ -29,3 +29,14 @@ enum rds_ib_accept_verdict rds_ib_accept_verdict(bool holds,
 		return RDS_IB_ACCEPT_REFUSE;
 	return RDS_IB_ACCEPT_TAKE;
 }
+
+unsigned int rds_ib_hb_ask(bool stake, unsigned int ms, unsigned int idle)
+{
+	if (!ms)
+		return 0;
+	if (stake)
+		return ms;
+	if (!idle)
+		return 0;
+	return idle > ms ? idle : ms;
+}

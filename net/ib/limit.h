@@ -78,4 +78,14 @@ enum rds_ib_accept_verdict rds_ib_accept_verdict(bool holds,
 						 unsigned int in_flight,
 						 unsigned int max);
 
+/* The heartbeat (cm.c): how long a quiet connection waits before it
+ * asks its peer for a sign of life, in ms (0: it never asks), from
+ * net.rds.ib.heartbeat_ms (ms, 0: no heartbeat) and heartbeat_idle_ms
+ * (idle, 0: never while idle): ms while it has messages at stake (queued,
+ * or sent and waiting for the peer's ACK), idle and never less than ms
+ * while it has none.  The result is at most the larger of the two, so
+ * that 5 intervals of the sysctls' maximum (an hour) fit in 32 bits.
+ */
+unsigned int rds_ib_hb_ask(bool stake, unsigned int ms, unsigned int idle);
+
 #endif /* _RDS_IB_LIMIT_H */

@@ -28,6 +28,15 @@
  * one too early, a rule that ignores the place of the attempt replaced
  * (a replacement refused at the bound) and one that keeps a place the
  * connection does not hold (the count falls behind).
+ *
+ * The heartbeat's asking interval: over every pair of heartbeat_ms and
+ * heartbeat_idle_ms from a grid of edge values (0, 1, below and above each
+ * other, the defaults, the hour), with and without messages at stake: 0
+ * when the heartbeat is off; the heartbeat's interval with messages at
+ * stake; without, 0 when the idle interval is 0, else the larger of the
+ * two, never shorter than heartbeat_ms; 5 intervals within 32 bits.
+ * Negative controls: the smaller of the two, and a rule that ignores the
+ * stake, must fail.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -345,6 +354,72 @@ static void test_accept(void)
 	report("negative controls: wrong accept rules fail the walk", before);
 }
 
+typedef unsigned int (*ask_fn)(bool stake, unsigned int ms,
+			       unsigned int idle);
+
+/* the idle interval even when shorter than the heartbeat's */
+static unsigned int ask_min(bool stake, unsigned int ms, unsigned int idle)
+{
+	unsigned int a = rds_ib_hb_ask(stake, ms, idle);
+
+	return !stake && idle && a > idle ? idle : a;
+}
+
+static unsigned int ask_no_stake(bool stake, unsigned int ms,
+				 unsigned int idle)
+{
+	(void)stake;
+	return rds_ib_hb_ask(false, ms, idle);
+}
+
+/* Violations of the asking rule by f over the grid. */
+static unsigned int ask_check(ask_fn f)
+{
+	static const unsigned int v[] = {
+		0, 1, 199, 200, 500, 1999, 2000, 2001, 29999, 30000, 30001,
+		3599999, 3600000,
+	};
+	unsigned int n = sizeof(v) / sizeof(v[0]), i, j, s, bad = 0;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			for (s = 0; s < 2; s++) {
+				unsigned int ms = v[i], idle = v[j];
+				unsigned int a = f(s, ms, idle), want;
+
+				if (!ms)
+					want = 0;
+				else if (s)
+					want = ms;
+				else if (!idle)
+					want = 0;
+				else
+					want = idle > ms ? idle : ms;
+				if (a != want || (ms && a && a < ms) ||
+				    (uint64_t)a * 5 > UINT32_MAX)
+					bad++;
+			}
+	return bad;
+}
+
+static void test_hb_ask(void)
+{
+	unsigned int bad;
+	int before = failures;
+
+	bad = ask_check(rds_ib_hb_ask);
+	EXPECT(!bad, "%u violations", bad);
+	EXPECT(rds_ib_hb_ask(false, 2000, 30000) == 30000 &&
+	       rds_ib_hb_ask(true, 2000, 30000) == 2000,
+	       "the defaults: 30 s idle, 2 s at stake");
+	report("heartbeat: its interval at stake, the idle one (never shorter) without, 0 when off",
+	       before);
+	before = failures;
+	EXPECT(ask_check(ask_min), "the smaller of the two not caught");
+	EXPECT(ask_check(ask_no_stake), "a rule blind to the stake not caught");
+	report("negative controls: wrong asking rules fail the grid", before);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) :
@@ -356,6 +431,7 @@ int main(int argc, char **argv)
 	test_overdue();
 	test_admit();
 	test_accept();
+	test_hb_ask();
 	printf("1..%d\n", tap_n);
 	return failures ? 1 : 0;
 }
