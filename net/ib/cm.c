@@ -16,7 +16,7 @@
  * our attempt is abandoned and the request accepted.  A request while a
  * connection is up means the peer lost it: ours is ended, theirs taken.
  *
- * An attempt not up RDS_IB_ATTEMPT_TIMEOUT after it started ends, ours
+ * An attempt not up ib_attempt_timeout_ms after it started ends, ours
  * or the peer's (limit.h).  A request that would give one peer address
  * more than ib_peer_conn_max connections with us is refused (peer.c), and
  * so is one that would give a device more than ib_accept_max accepted
@@ -73,7 +73,23 @@ struct rds_ib_attempt {
  * request at the same age, and ours starts before our accept of it: an
  * accepted attempt that ends here was given up by the peer already.
  */
-#define RDS_IB_ATTEMPT_TIMEOUT	(15 * HZ)
+/* The attempt timeout (limit.h): ib_attempt_timeout_ms, within 1 s and
+ * 10 minutes; read each time an attempt starts or is checked.  15 s by
+ * default; the tests of a slow (debug) kernel scale it with the rest of
+ * their clock.
+ */
+static unsigned int rds_ib_attempt_timeout_ms = 15000;
+module_param_named(ib_attempt_timeout_ms, rds_ib_attempt_timeout_ms, uint,
+		   0644);
+MODULE_PARM_DESC(ib_attempt_timeout_ms,
+		 "End a connection attempt not up after this many ms, ours or an accepted one (1000 to 600000; default 15000)");
+
+static unsigned long rds_ib_attempt_timeout(void)
+{
+	return msecs_to_jiffies(clamp_t(unsigned int,
+					READ_ONCE(rds_ib_attempt_timeout_ms),
+					1000, 600000));
+}
 
 /* the listeners: IPv4 (RDS_IB_PORT), IPv6 (RDS_IB_PORT6, or NULL) */
 static struct rdma_cm_id *rds_ib_listen_id, *rds_ib_listen6_id;
@@ -913,7 +929,8 @@ static int rds_ib_cm_accept(struct rdma_cm_id *cm_id,
 	 * mutex: rds_ib_conn_stop() cancels the work after setting it).
 	 */
 	a->a_started = jiffies;
-	mod_delayed_work(rds_ib_wq, &ic->i_timeout_work, RDS_IB_ATTEMPT_TIMEOUT);
+	mod_delayed_work(rds_ib_wq, &ic->i_timeout_work,
+			 rds_ib_attempt_timeout());
 	rds_conn_set_state(conn, RDS_CONN_CONNECTING, "accepting");
 	/* Over IPv4 the protocol it ran last; over IPv6 a request in its
 	 * layout may be forged for a peer of ours: only our own changes the
@@ -1264,7 +1281,7 @@ static void rds_ib_connect_work(struct work_struct *work)
 	rds_conn_set_state(conn, RDS_CONN_CONNECTING, "connecting");
 	if (!ic->i_dying)
 		mod_delayed_work(rds_ib_wq, &ic->i_timeout_work,
-				 RDS_IB_ATTEMPT_TIMEOUT);
+				 rds_ib_attempt_timeout());
 	rdma_set_service_type(id, conn->c_tos);
 	ret = rdma_resolve_addr(id, (struct sockaddr *)&src,
 				(struct sockaddr *)&dst, RDS_IB_RESOLVE_MS);
@@ -1336,7 +1353,7 @@ static bool rds_ib_port_ready(struct rds_ib_conn *ic, struct rdma_cm_id *id)
 	return true;
 }
 
-/* Runs RDS_IB_ATTEMPT_TIMEOUT after an attempt started, ours or the
+/* Runs the attempt timeout after an attempt started, ours or the
  * peer's (limit.h).
  */
 static void rds_ib_timeout_work(struct work_struct *work)
@@ -1355,7 +1372,7 @@ static void rds_ib_timeout_work(struct work_struct *work)
 		due = rds_ib_attempt_overdue(ic->i_active,
 					     atomic_read(&conn->c_state) ==
 					     RDS_CONN_UP, a->a_started,
-					     jiffies, RDS_IB_ATTEMPT_TIMEOUT);
+					     jiffies, rds_ib_attempt_timeout());
 	if (due == RDS_IB_OVERDUE_PASSIVE && rds_neg_halfopen())
 		due = RDS_IB_OVERDUE_NO;
 	if (due == RDS_IB_OVERDUE_NO)
@@ -1376,7 +1393,7 @@ static void rds_ib_timeout_work(struct work_struct *work)
 		why = "accepted connection not completed";
 		pr_info_ratelimited("%pI6c tos %u: the peer did not complete the connection we accepted in %u s: ended\n",
 				    &conn->c_faddr, conn->c_tos,
-				    RDS_IB_ATTEMPT_TIMEOUT / HZ);
+				    jiffies_to_msecs(rds_ib_attempt_timeout()) / 1000);
 	} else {
 		why = "connection attempt timed out";
 		pr_info_ratelimited("%pI6c: connection attempt timed out\n",

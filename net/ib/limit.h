@@ -5,7 +5,7 @@
  * user-space unit test tools/testing/unit/limit_test.
  *
  * The attempt timeout (cm.c): an attempt that is not up
- * RDS_IB_ATTEMPT_TIMEOUT after it started is ended, whichever side
+ * ib_attempt_timeout_ms (15 s) after it started is ended, whichever side
  * started it.  Our own request is tried again later; a request we
  * accepted whose peer never completes it (no RTU: a half-open attempt)
  * gives back its queue pair and its receive buffers, which the IB CM

@@ -22,7 +22,7 @@
 
 peer=$RDS_BUILD/peer/hs_peer
 TOS=201
-TIMEOUT=15	# RDS_IB_ATTEMPT_TIMEOUT (net/ib/cm.c)
+TIMEOUT=15	# ib_attempt_timeout_ms, by default (net/ib/cm.c)
 MARGIN=10
 rds_loaded || { ksft_fail "rds loaded"; ksft_exit; }
 
