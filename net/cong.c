@@ -29,6 +29,12 @@ struct rds_cong_map {
 	 */
 	unsigned long		*m_bits;
 	atomic_t		m_local_gen;	/* bumped when a local map changes */
+	/* The peer's generation the bits of a foreign map are of, 0 before
+	 * the first (rds_cong_map_peer_gen()).  m_lock protects it and makes
+	 * its change and the clearing of the bits one step; it is a leaf.
+	 */
+	spinlock_t		m_lock;
+	u32			m_peer_gen;
 };
 
 /* protects rds_cong_hash; maps are never freed before module exit */
@@ -80,6 +86,7 @@ struct rds_cong_map *rds_cong_map_get(struct net *net,
 	write_pnet(&map->m_net, net);
 	map->m_addr = *addr;
 	init_waitqueue_head(&map->m_waitq);
+	spin_lock_init(&map->m_lock);
 
 	spin_lock_bh(&rds_cong_lock);
 	old = rds_cong_lookup(net, addr);
@@ -265,6 +272,40 @@ void rds_cong_map_recv(struct rds_cong_map *map, struct rds_message *rm)
 		kunmap_local(p);
 	}
 	rds_cong_map_updated(map, freed);
+}
+
+/* A connection's handshake says that the peer whose foreign map is map runs
+ * generation gen (non-zero, new at every load of its module).  Bits of
+ * another generation, or of none (a peer met only over the kernel's RDS,
+ * or before any handshake), speak of sockets the peer no longer has, and
+ * a peer of ours sends its map at a connection only if one of its ports
+ * is congested (rds_ib_attempt_up()): a port marked here would stay
+ * marked for ever.  They are forgotten, and the senders and monitors of
+ * the ports they held are woken.  The same generation keeps them: it is
+ * a reconnect, or another connection to the same address (one map per
+ * address, shared by every TOS and local address), and a change the
+ * peer made meanwhile comes in a map message of its own.  Process
+ * context (an rdma_cm handler).
+ */
+void rds_cong_map_peer_gen(struct rds_cong_map *map, u32 gen)
+{
+	__le64 *words;
+	unsigned int w;
+	u64 freed = 0;
+
+	spin_lock_bh(&map->m_lock);
+	if (map->m_peer_gen != gen) {
+		map->m_peer_gen = gen;
+		words = (__le64 *)READ_ONCE(map->m_bits);
+		for (w = 0; words && w < RDS_CONG_MAP_BYTES / 8; w++) {
+			/* as in rds_cong_map_recv(): bit b is port % 64 */
+			freed |= le64_to_cpu(READ_ONCE(words[w]));
+			WRITE_ONCE(words[w], 0);
+		}
+	}
+	spin_unlock_bh(&map->m_lock);
+	if (freed)
+		rds_cong_map_updated(map, freed);
 }
 
 /* Whether any port of map is congested. */

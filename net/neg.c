@@ -22,7 +22,8 @@
 	!defined(RDS_NEG_STALERX) && !defined(RDS_NEG_DOWNWORK) && \
 	!defined(RDS_NEG_HBNOW) && !defined(RDS_NEG_HBIDLE) && \
 	!defined(RDS_NEG_NOHOLD) && \
-	!defined(RDS_NEG_HALFOPEN) && !defined(RDS_NEG_IDLECOPY)
+	!defined(RDS_NEG_HALFOPEN) && !defined(RDS_NEG_IDLECOPY) && \
+	!defined(RDS_NEG_CONGKEEP)
 #error "RDS_NEG: one of the kinds of net/neg.h"
 #endif
 

@@ -46,6 +46,10 @@
  *             for the copies of packed frames before it, as before the
  *             fix: an idle connection keeps up to 15 of them (ib_pack:
  *             pack_copies stays above 0 after the traffic)
+ *   congkeep  a peer's handshake with a new generation leaves what we
+ *             knew of its congestion as it was, as before the fix: a
+ *             port congested before the peer restarted stays congested
+ *             here (ib_cong_restart)
  */
 #ifndef _RDS_NEG_H
 #define _RDS_NEG_H
@@ -173,6 +177,18 @@ static inline bool rds_neg_idlecopy(void)
 }
 #else
 static inline bool rds_neg_idlecopy(void)
+{
+	return false;
+}
+#endif
+
+#ifdef RDS_NEG_CONGKEEP
+static inline bool rds_neg_congkeep(void)
+{
+	return true;
+}
+#else
+static inline bool rds_neg_congkeep(void)
 {
 	return false;
 }

@@ -9,7 +9,8 @@
  *   rs->rs_rdma_lock is a leaf
  *   rds_sock_lock  ->  rs->rs_recv_lock  ->  rds_cong_monitor_lock
  *     ->  rs->rs_lock (of the monitoring sockets)
- *   rds_bind_lock, rds_conn_lock and rds_cong_lock are leaves.
+ *   rds_bind_lock, rds_conn_lock and rds_cong_lock are leaves, and so is
+ *   a congestion map's m_lock (cong.c: its peer generation).
  *   ic->i_lock (net/ib: an IB connection's send ring, credits, packing,
  *   i_posted_seq and the messages held while an attempt's protocol is a
  *   guess, i_held) is a leaf too: conn->c_lock is let go before it.
@@ -511,6 +512,7 @@ void rds_cong_flush_sends(void);
 void rds_cong_map_copy(struct rds_cong_map *map, struct rds_message *rm);
 void rds_cong_map_fill(struct rds_connection *conn, struct rds_message *rm);
 void rds_cong_map_recv(struct rds_cong_map *map, struct rds_message *rm);
+void rds_cong_map_peer_gen(struct rds_cong_map *map, u32 gen);
 bool rds_cong_map_any(struct rds_cong_map *map);
 int rds_cong_init(void);
 void rds_cong_exit(void);

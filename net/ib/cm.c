@@ -212,14 +212,16 @@ static void rds_ib_cm_handshake_fill(struct rds_ib_conn *ic,
 	spin_unlock_bh(&ic->i_lock);
 }
 
-/* Take in the peer's handshake: its generation, what it delivered of ours
- * and what it grants.  False if it acknowledges what we never sent.
+/* Take in the peer's handshake: its generation (and with it what we know
+ * of its congestion), what it delivered of ours and what it grants.
+ * False if it acknowledges what we never sent.
  */
 static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 				      const struct rds_ib_hs *hs)
 {
 	struct rds_connection *conn = ic->i_conn;
 
+	lockdep_assert_held(&ic->i_cm_mutex);
 	spin_lock_bh(&conn->c_lock);
 	if (hs->hello.gen != ic->i_peer_gen) {
 		/* A new peer (first contact or restarted): it starts afresh
@@ -249,9 +251,14 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 	spin_unlock_bh(&ic->i_lock);
 
 	/* Its rx_next speaks of us only if it knows this generation of us. */
-	return rds_ib_hs_ack_apply(ic, RDS_IB_PD_OURS,
-				   hs->hello.peer_gen == rds_ib_gen,
-				   hs->hello.rx_next - 1);
+	if (!rds_ib_hs_ack_apply(ic, RDS_IB_PD_OURS,
+				 hs->hello.peer_gen == rds_ib_gen,
+				 hs->hello.rx_next - 1))
+		return false;
+	/* Its ports congested here are those of the generation it had. */
+	if (!rds_neg_congkeep())
+		rds_cong_map_peer_gen(conn->c_fcong, hs->hello.gen);
+	return true;
 }
 
 /* Asynchronous events of a queue pair.  Any context, hard interrupts
