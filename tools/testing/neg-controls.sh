@@ -43,6 +43,9 @@
 #               for the packed frames' copies before it -> ib_pack (two
 #               hosts): "not ok ... no packed frame's copy held once
 #               idle"
+#     congkeep  a peer's new generation keeps what we knew of its
+#               congestion -> ib_cong_restart (two hosts): "not ok ...
+#               takes a send within"
 #   debug (a -rdsdebug kernel of debug-kernel.sh; SKIP without one):
 #     kasan     a use-after-free at load       -> "BUG: KASAN: "
 #     kmemleak  an object leaked at load       -> kmemleak:
@@ -77,7 +80,7 @@ done
 
 cheap="lost dup pageleak stalerx downwork"
 debug="kasan kmemleak lockdep"
-extra="hbnow hbidle nohold halfopen idlecopy"
+extra="hbnow hbidle nohold halfopen idlecopy congkeep"
 case $set in
 cheap) kinds=$cheap ;;
 debug) kinds=$debug ;;
@@ -115,6 +118,8 @@ printf '%s\n' "load 60" "rxe 60" "ib_halfopen 300" "unload 60" \
 	> "$res/halfopen.tests"
 printf '%s\n' "load 60" "rxe 60" "ib_pack 600" "unload 60" \
 	> "$res/idlecopy.tests"
+printf '%s\n' "load 60" "rxe 60" "ib_cong_restart 300" "unload 60" \
+	> "$res/congkeep.tests"
 
 n=0 pass=0 fail=0 skip=0
 result() {	# result ok|fail|skip NAME [WHY]
@@ -164,6 +169,8 @@ oracle() {	# oracle KIND -> "FILES-GLOB<TAB>ERE"
 		'^not ok .*the half-open attempt ended within' ;;
 	idlecopy) printf '%s\t%s\n' 'tests/ib_pack.log' \
 		"^not ok .*no packed frame's copy held once idle" ;;
+	congkeep) printf '%s\t%s\n' 'tests/ib_cong_restart.log' \
+		'^not ok .*takes a send within' ;;
 	esac
 }
 
@@ -184,7 +191,7 @@ for kind in $kinds; do
 		;;
 	esac
 	case $kind in
-	stalerx|downwork|hbnow|hbidle|nohold|halfopen|idlecopy)
+	stalerx|downwork|hbnow|hbidle|nohold|halfopen|idlecopy|congkeep)
 		plan=$res/$kind.tests topo=two ;;
 	esac
 	out=$res/$kind
