@@ -14,19 +14,23 @@
 #   4. Host 2, once it has that message, sends to PORT: the send must be
 #      taken within SEND_S seconds (the restarted peer has nothing
 #      congested, so it sends no map: before the fix host 2 met ENOBUFS
-#      for ever, and a blocking send waited for ever), and host 1 must
-#      receive it.
+#      for ever), and a blocking send asleep on PORT since step 1 (still
+#      asleep in step 2) must be taken within SEND_S seconds too (before
+#      the fix it slept until SO_SNDTIMEO, for ever by default).  Host 1
+#      must receive both.
 # Negative module congkeep (net/neg.h) keeps the bits: step 4 fails
-# ("not ok ... takes a send within").  Documentation/reliability.md.
+# ("not ok ... takes a send within", "... is taken within").
+# Documentation/ib-transport.md (Congestion maps).
 . "$(dirname "$0")/lib.sh"
 
 PORT=4320
 HELLO_PORT=4321
 SEND_S=10
 py=$(cat <<'PY'
-import errno, os, socket, subprocess, sys, time
+import errno, os, socket, struct, subprocess, sys, time
 role, me = sys.argv[1], sys.argv[2]
 MARK = b"after the restart"
+BLOCKED = b"blocked since before the restart"
 HELLO = b"hello from the new generation"
 
 def sock(port, rcvbuf):
@@ -99,27 +103,44 @@ elif role == "until":			# until ME PEER PORT SECS: MARK taken
     say("# not taken in %s s: %s at each of %d tries" %
         (sys.argv[5], errno.errorcode[e], tries))
     sys.exit(1)
+elif role == "block":			# block ME PEER PORT SECS: SO_SNDTIMEO
+    s = sock(0, 1 << 20)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO,
+                 struct.pack("ll", int(sys.argv[5]), 0))
+    say("# sending")
+    try:
+        s.sendto(BLOCKED, (sys.argv[3], int(sys.argv[4])))
+    except OSError as e:
+        say("# %s" % errno.errorcode.get(e.errno, str(e.errno)))
+        sys.exit(1)
+    say("# taken")
+    barrier("gotblocked")
 elif role == "hello":			# hello ME PEER PORT
     s = sock(0, 1 << 20)
     s.sendto(HELLO, (sys.argv[3], int(sys.argv[4])))
     say("# sent")
     barrier("hello")
-elif role == "wait":			# wait ME PORT SECS WHAT: bound, then WHAT
+elif role == "wait":			# wait ME PORT SECS WHAT,...: bound, WHATs
     s = sock(int(sys.argv[3]), 4 << 20)
-    want = MARK if sys.argv[5] == "mark" else HELLO
+    names = {"mark": MARK, "blocked": BLOCKED, "hello": HELLO}
+    want = set(names[w] for w in sys.argv[5].split(","))
     say("# bound")
-    s.settimeout(float(sys.argv[4]))
+    deadline = time.monotonic() + float(sys.argv[4])
     other = 0
-    try:
-        while True:
+    while want:
+        s.settimeout(max(0.1, deadline - time.monotonic()))
+        try:
             data, addr = s.recvfrom(1 << 16)
-            if data == want:
-                break
+        except socket.timeout:
+            say("# not received in %s s: %r (%d others)" %
+                (sys.argv[4], sorted(want), other))
+            sys.exit(1)
+        if data in want:
+            want.discard(data)
+            say("# got %r from %s" % (data, addr[0]))
+        else:
             other += 1	# the old incarnation's messages, sent again
-    except socket.timeout:
-        say("# nothing in %s s (%d others)" % (sys.argv[4], other))
-        sys.exit(1)
-    say("# got %r from %s (%d others before it)" % (data, addr[0], other))
+    say("# all received (%d others)" % other)
 PY
 )
 rds_loaded || { ksft_fail "rds loaded"; ksft_exit; }
@@ -139,23 +160,34 @@ if [ "$RDS_HOST" = 1 ]; then
 	barrier down 60 || ksft_fail "barrier down"
 	barrier probed 60 || ksft_fail "barrier probed"
 	check "insmod rds (host 1): a new generation" rds_insmod
-	python3 -c "$py" wait "$RDS_ADDR" $PORT "$(scaled 120)" mark \
+	python3 -c "$py" wait "$RDS_ADDR" $PORT "$(scaled 60)" mark,blocked \
 		> "$log.recv" 2>&1 &
 	recv=$!
 	check "host 1's port $PORT bound again, large buffer" \
 		wait_for 30 grep -q '^# bound' "$log.recv"
 	check "host 1 (new generation) sends to host 2, who gets it" \
 		python3 -c "$py" hello "$RDS_ADDR" "$RDS_PEER" $HELLO_PORT
-	check "host 1 receives host 2's message to port $PORT" wait "$recv"
+	check "host 1 receives host 2's two messages to port $PORT" wait "$recv"
 	sed 's/^/# /' "$log.recv"
-	# host 2's sender waits for it (it never comes if its send failed)
+	# host 2's senders wait for these (never there if their send failed)
 	barrier got "$(scaled 30)" || true
+	barrier gotblocked "$(scaled 30)" || true
 else
 	barrier bound 60 || ksft_fail "barrier bound"
 	check "host 2 fills host 1's port $PORT: ENOBUFS" \
 		python3 -c "$py" fill "$RDS_ADDR" "$RDS_PEER" $PORT \
 		"$(scaled 120)"
 	barrier congested 300 || ksft_fail "barrier congested"
+	# a blocking sender (SO_SNDTIMEO 200 s) asleep on the congested port
+	python3 -c "$py" block "$RDS_ADDR" "$RDS_PEER" $PORT "$(scaled 200)" \
+		> "$log.block" 2>&1 &
+	block=$!
+	blocked() {
+		grep -q '^# sending' "$log.block" &&
+			! grep -q '^# taken' "$log.block" && kill -0 "$block"
+	}
+	sleep "$(scaled 2)"
+	check "a blocking send to port $PORT waits (congested)" blocked
 	python3 -c "$py" wait "$RDS_ADDR" $HELLO_PORT "$(scaled 180)" hello \
 		> "$log.hello" 2>&1 &
 	hello=$!
@@ -165,6 +197,7 @@ else
 	python3 -c "$py" probe "$RDS_ADDR" "$RDS_PEER" $PORT
 	check "while host 1 has no module, port $PORT is still congested here (ENOBUFS)" \
 		test $? = 3
+	check "while host 1 has no module, the blocking send still waits" blocked
 	barrier probed 60 || ksft_fail "barrier probed"
 	check "host 2 receives the restarted host 1's message" wait "$hello"
 	sed 's/^/# /' "$log.hello"
@@ -173,9 +206,15 @@ else
 		test_klog | grep -q "$RDS_PEER restarted (generation"
 	}
 	check "host 2 saw host 1's new generation at the handshake" restarted
+	check "the blocking send asleep since before the restart is taken within $SEND_S s" \
+		wait_for $SEND_S grep -q '^# taken' "$log.block"
 	check "the port congested before host 1's restart takes a send within $SEND_S s" \
 		python3 -c "$py" until "$RDS_ADDR" "$RDS_PEER" $PORT \
 		"$(scaled $SEND_S)"
+	kill -0 "$block" 2>/dev/null && ! grep -q '^# taken' "$log.block" &&
+		kill "$block"
+	wait "$block"
+	sed 's/^/# block: /' "$log.block"
 fi
 rm -f "$log".*
 ib_test_end
