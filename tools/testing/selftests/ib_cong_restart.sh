@@ -5,12 +5,15 @@
 # one's congestion goes at the handshake that shows its new generation.
 #   1. Host 1 binds PORT with a small receive buffer and does not read;
 #      host 2 sends to it until ENOBUFS (host 1's map came over the wire).
-#   2. Host 1 closes the socket and unloads rds.  Host 2's send to PORT
-#      still meets ENOBUFS: the connection's loss leaves the bit (control:
-#      the bit was set, and only the new generation clears it).
-#   3. Host 1 loads rds again (a new generation), binds PORT with a large
-#      buffer and sends a message to host 2's HELLO_PORT: the connection
-#      comes up with the new generation, which host 2 logs.
+#   2. Host 1 cuts its link, closes the socket, unloads rds, loads it
+#      again (a new generation) and restores the link: the map that
+#      closing the socket sends (port no longer congested) never reaches
+#      host 2, as when a host dies.  Host 2's send to PORT still meets
+#      ENOBUFS (control: the bit was set, and only the new generation
+#      clears it).
+#   3. Host 1 binds PORT with a large buffer and sends a message to host
+#      2's HELLO_PORT: the connection comes up with the new generation,
+#      which host 2 logs.
 #   4. Host 2, once it has that message, sends to PORT: the send must be
 #      taken within SEND_S seconds (the restarted peer has nothing
 #      congested, so it sends no map: before the fix host 2 met ENOBUFS
@@ -154,12 +157,17 @@ if [ "$RDS_HOST" = 1 ]; then
 		wait_for 30 grep -q '^# bound' "$log.hog"
 	barrier bound 60 || ksft_fail "barrier bound"
 	barrier congested 300 || ksft_fail "barrier congested"
+	barrier blocking 60 || ksft_fail "barrier blocking"
+	# closing the socket clears the port and sends the map: cut first,
+	# so that it never arrives (a host that died sends nothing either)
+	check "host 1 cuts its link" host_request link off
 	kill "$hog"
 	wait "$hog"
 	check "rmmod rds (host 1)" wait_for 30 rmmod rds
+	check "insmod rds (host 1): a new generation" rds_insmod
+	check "host 1 restores its link" host_request link on
 	barrier down 60 || ksft_fail "barrier down"
 	barrier probed 60 || ksft_fail "barrier probed"
-	check "insmod rds (host 1): a new generation" rds_insmod
 	python3 -c "$py" wait "$RDS_ADDR" $PORT "$(scaled 60)" mark,blocked \
 		> "$log.recv" 2>&1 &
 	recv=$!
@@ -186,8 +194,12 @@ else
 		grep -q '^# sending' "$log.block" &&
 			! grep -q '^# taken' "$log.block" && kill -0 "$block"
 	}
+	# (python starts in about a second under TCG: wait for its line, then
+	# give the send time to be taken if it were going to be)
+	wait_for 30 grep -q '^# sending' "$log.block"
 	sleep "$(scaled 2)"
 	check "a blocking send to port $PORT waits (congested)" blocked
+	barrier blocking 60 || ksft_fail "barrier blocking"
 	python3 -c "$py" wait "$RDS_ADDR" $HELLO_PORT "$(scaled 180)" hello \
 		> "$log.hello" 2>&1 &
 	hello=$!
@@ -195,9 +207,9 @@ else
 		ksft_fail "host 2's port $HELLO_PORT bound"
 	barrier down 60 || ksft_fail "barrier down"
 	python3 -c "$py" probe "$RDS_ADDR" "$RDS_PEER" $PORT
-	check "while host 1 has no module, port $PORT is still congested here (ENOBUFS)" \
+	check "host 1 restarted, not connected yet: port $PORT still congested here (ENOBUFS)" \
 		test $? = 3
-	check "while host 1 has no module, the blocking send still waits" blocked
+	check "host 1 restarted, not connected yet: the blocking send still waits" blocked
 	barrier probed 60 || ksft_fail "barrier probed"
 	check "host 2 receives the restarted host 1's message" wait "$hello"
 	sed 's/^/# /' "$log.hello"
