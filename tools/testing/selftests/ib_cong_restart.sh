@@ -5,12 +5,12 @@
 # one's congestion goes at the handshake that shows its new generation.
 #   1. Host 1 binds PORT with a small receive buffer and does not read;
 #      host 2 sends to it until ENOBUFS (host 1's map came over the wire).
-#   2. Host 1 cuts its link, closes the socket, unloads rds, loads it
-#      again (a new generation) and restores the link: the map that
-#      closing the socket sends (port no longer congested) never reaches
-#      host 2, as when a host dies.  Host 2's send to PORT still meets
-#      ENOBUFS (control: the bit was set, and only the new generation
-#      clears it).
+#   2. Host 1 cuts its link, closes the socket, unloads rds and loads it
+#      again (a new generation): the map that closing the socket sends
+#      (port no longer congested) never reaches host 2, as when a host
+#      dies.  Host 2's send to PORT still meets ENOBUFS (control: the bit
+#      was set, and only the new generation clears it).  Host 1 restores
+#      its link.
 #   3. Host 1 binds PORT with a large buffer and sends a message to host
 #      2's HELLO_PORT: the connection comes up with the new generation,
 #      which host 2 logs.
@@ -165,14 +165,18 @@ if [ "$RDS_HOST" = 1 ]; then
 	wait "$hog"
 	check "rmmod rds (host 1)" wait_for 30 rmmod rds
 	check "insmod rds (host 1): a new generation" rds_insmod
-	check "host 1 restores its link" host_request link on
-	barrier down 60 || ksft_fail "barrier down"
-	barrier probed 60 || ksft_fail "barrier probed"
+	# bound before the link is back: host 2 may reconnect on its own
+	# (its unacknowledged frames) and send at once
 	python3 -c "$py" wait "$RDS_ADDR" $PORT "$(scaled 60)" mark,blocked \
 		> "$log.recv" 2>&1 &
 	recv=$!
 	check "host 1's port $PORT bound again, large buffer" \
 		wait_for 30 grep -q '^# bound' "$log.recv"
+	# host 2 checks, while the link is still cut, that it still has
+	# the old generation's bit
+	barrier down 60 || ksft_fail "barrier down"
+	barrier probed 60 || ksft_fail "barrier probed"
+	check "host 1 restores its link" host_request link on
 	check "host 1 (new generation) sends to host 2, who gets it" \
 		python3 -c "$py" hello "$RDS_ADDR" "$RDS_PEER" $HELLO_PORT
 	check "host 1 receives host 2's two messages to port $PORT" wait "$recv"
@@ -207,9 +211,9 @@ else
 		ksft_fail "host 2's port $HELLO_PORT bound"
 	barrier down 60 || ksft_fail "barrier down"
 	python3 -c "$py" probe "$RDS_ADDR" "$RDS_PEER" $PORT
-	check "host 1 restarted, not connected yet: port $PORT still congested here (ENOBUFS)" \
+	check "host 1 restarted, its link still cut: port $PORT still congested here (ENOBUFS)" \
 		test $? = 3
-	check "host 1 restarted, not connected yet: the blocking send still waits" blocked
+	check "host 1 restarted, its link still cut: the blocking send still waits" blocked
 	barrier probed 60 || ksft_fail "barrier probed"
 	check "host 2 receives the restarted host 1's message" wait "$hello"
 	sed 's/^/# /' "$log.hello"
