@@ -1154,6 +1154,7 @@ static int rds_ib_cm_handler(struct rdma_cm_id *cm_id,
 		enum rds_ib_hs_reason reason;
 		struct rds_ib_pd_class c;
 
+		rds_ib_test_req_delay();
 		/* The kernel's RDS, over IPv4 or IPv6: in its protocol. */
 		if (rds_ib_ml_classify(cm_id, event, &c) ==
 		    RDS_IB_PD_MAINLINE)

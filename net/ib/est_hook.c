@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Test only (RDS_TEST_HOOKS=1, see Kbuild): ib_est_delay_ms = N makes the
- * next ESTABLISHED event of one of our own requests wait N ms before it
- * is handled, so that the peer's first frames come while our side has
- * not read its accept yet: the attempt's protocol is still a guess
- * (ib.h, i_guess; selftest ib_ml_upgrade).  Reads back 0 once it fired.
+ * Test only (RDS_TEST_HOOKS=1, see Kbuild): connection events handled late.
+ *
+ * ib_est_delay_ms = N makes the next ESTABLISHED event of one of our own
+ * requests wait N ms before it is handled, so that the peer's first
+ * frames come while our side has not read its accept yet: the attempt's
+ * protocol is still a guess (ib.h, i_guess; selftest ib_ml_upgrade).
+ * Reads back 0 once it fired.
  * The wait is in rdma_cm's event handler: every connection event of the
  * host waits with it (ib_cm's work queue runs one at a time).
  */
@@ -16,6 +18,7 @@
 #define RDS_IB_EST_DELAY_MAX_MS	30000
 
 static unsigned int rds_ib_est_delay_ms;
+static unsigned int rds_ib_req_delay_ms;
 
 static int rds_ib_est_delay_set(const char *val, const struct kernel_param *kp)
 {
@@ -27,7 +30,7 @@ static int rds_ib_est_delay_set(const char *val, const struct kernel_param *kp)
 		return ret;
 	if (ms > RDS_IB_EST_DELAY_MAX_MS)
 		return -ERANGE;
-	WRITE_ONCE(rds_ib_est_delay_ms, ms);
+	WRITE_ONCE(*(unsigned int *)kp->arg, ms);
 	return 0;
 }
 
@@ -46,6 +49,31 @@ MODULE_PARM_DESC(ib_est_delay_ms,
 void rds_ib_test_est_delay(void)
 {
 	unsigned int ms = xchg(&rds_ib_est_delay_ms, 0);
+
+	if (ms)
+		msleep(ms);
+}
+
+/*
+ * ib_req_delay_ms = N makes the next connection request from a peer wait
+ * N ms before it is handled, so that a request of ours sent meanwhile
+ * crosses it on the wire: both hosts armed, both sending their first
+ * message within N ms, each meets the other's request with its own
+ * attempt in flight (the connect race; selftest stress_fresh).  Reads
+ * back 0 once it fired.  The wait is in ib_cm's work queue: every other
+ * event it carries (our request's answer too) waits with it.
+ */
+module_param_cb(ib_req_delay_ms, &rds_ib_est_delay_ops, &rds_ib_req_delay_ms,
+		0644);
+MODULE_PARM_DESC(ib_req_delay_ms,
+		 "Test only: handle the next connection request from a peer this many ms late");
+
+/* From the rdma_cm handler (process context, no lock held): a peer's
+ * connection request.
+ */
+void rds_ib_test_req_delay(void)
+{
+	unsigned int ms = xchg(&rds_ib_req_delay_ms, 0);
 
 	if (ms)
 		msleep(ms);

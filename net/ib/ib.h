@@ -671,11 +671,18 @@ static inline void rds_ib_test_rx_hook(struct ib_wc *wc)
 {
 }
 #endif
-/* Test hook of our requests' ESTABLISHED event (est_hook.c). */
+/* Test hooks of our requests' ESTABLISHED event and of a peer's request
+ * (est_hook.c).
+ */
 #ifdef RDS_TEST_HOOKS
 void rds_ib_test_est_delay(void);
+void rds_ib_test_req_delay(void);
 #else
 static inline void rds_ib_test_est_delay(void)
+{
+}
+
+static inline void rds_ib_test_req_delay(void)
 {
 }
 #endif
