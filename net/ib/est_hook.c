@@ -54,8 +54,7 @@ void rds_ib_test_est_delay(void)
 		msleep(ms);
 }
 
-/*
- * ib_req_delay_ms = N makes the next connection request from a peer wait
+/* ib_req_delay_ms = N makes the next connection request from a peer wait
  * N ms before it is handled, so that a request of ours sent meanwhile
  * crosses it on the wire: both hosts armed, both sending their first
  * message within N ms, each meets the other's request with its own
