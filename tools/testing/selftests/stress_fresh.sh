@@ -6,15 +6,16 @@
 # was started on fresh modules, so each side's first 4 KiB request set up
 # the connection while the other side's did too, at full rate from the
 # first second.  The other stress tests run on a connection that earlier
-# tests left up.  Started as they come, the two sides' first messages
-# here never crossed (one request won: the other side's first message
-# found the connection being accepted), so each host arms the test hook
+# tests left up.  Started as they come, the two sides' first requests
+# cross or not depending on timing, so each host arms the test hook
 # ib_req_delay_ms (net/ib/est_hook.c): the peer's request waits CROSS_MS
 # before it is handled, by which time this host's own request is on the
 # wire too.  Host 1 (the lower address) must refuse host 2's request
 # "busy" and host 2 must end its own attempt ("lost the connect race",
 # its connection's last_reset in /proc/net/rds/connections):
-# checked each cycle, so that the shape is made, not hoped for.
+# checked each cycle, so that the shape is made, not hoped for.  The
+# check's negative control: FRESH_FIRST=1 (a plan word) has host 1 alone
+# connect first, before the load: nothing crosses and the check fails.
 # FRESH_CYCLES (a plan word, 6 by default) times: both hosts reload the
 # module, then a short verifying rds-stress (-t 4 -d 8 -q 4096 -a 256,
 # 212992-byte buffers, both sides sending) starts on both at once.  Each
@@ -28,11 +29,29 @@ stress=$RDS_BUILD/rds-stress/rds-stress
 cycles=${FRESH_CYCLES:-6}
 secs=${FRESH_SECS:-5}
 cross_ms=${CROSS_MS:-3000}
+first=${FRESH_FIRST:-0}
 hook=/sys/module/rds/parameters/ib_req_delay_ms
 out=/tmp/$RDS_TEST.out
 [ -x "$stress" ] || { ksft_fail "rds-stress built" "make rds-stress"; ksft_exit; }
 rds_loaded || { ksft_fail "our module is loaded"; ksft_exit; }
 
+# one message to a port host 2 does not bind, the socket kept open until
+# the connection is up
+first_py='
+import socket, sys, time
+me, peer, secs = sys.argv[1], sys.argv[2], float(sys.argv[3])
+s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0)
+s.bind((me, 0))
+s.sendto(b"first", (peer, 4399))
+t0 = time.monotonic()
+while time.monotonic() - t0 < secs:
+    for line in open("/proc/net/rds/connections"):
+        f = line.split()
+        if len(f) > 4 and f[1].endswith(peer) and f[4] == "up":
+            sys.exit(0)
+    time.sleep(0.1)
+sys.exit(1)
+'
 stale=0 connects=0 resets=0 crossed=0
 for i in $(seq 1 "$cycles"); do
 	barrier "unload$i" 120 || { ksft_fail "barrier unload$i"; break; }
@@ -41,6 +60,12 @@ for i in $(seq 1 "$cycles"); do
 	[ -w $hook ] || { ksft_fail "cycle $i: $hook (RDS_TEST_HOOKS=1 build)"; break; }
 	echo "$cross_ms" > $hook
 	busy0=$(ib_handshakes busy)
+	if [ "$first" = 1 ]; then
+		barrier "first$i" 60 || ksft_fail "barrier first$i"
+		[ "$RDS_HOST" = 1 ] && check "cycle $i: host 1 connected first (FRESH_FIRST=1)" \
+			python3 -c "$first_py" "$RDS_ADDR" "$RDS_PEER" "$(scaled 60)"
+		barrier "firstup$i" 120 || ksft_fail "barrier firstup$i"
+	fi
 	js=$RDS_OUT/$RDS_TEST.$i.json
 	stress_pair "fresh$i" $((4400 + i)) "$(scaled $((secs + 180)))" \
 		"$out.$i" "$js" -- \
