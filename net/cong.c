@@ -29,12 +29,18 @@ struct rds_cong_map {
 	 */
 	unsigned long		*m_bits;
 	atomic_t		m_local_gen;	/* bumped when a local map changes */
-	/* The peer's generation the bits of a foreign map are of, 0 before
-	 * the first (rds_cong_map_peer_gen()).  m_lock protects it and makes
-	 * its change and the clearing of the bits one step; it is a leaf.
+	/* A foreign map: the peer's generation its bits are of (0: none, or
+	 * the kernel's RDS), and m_gen_pending while they came on an
+	 * attempt whose handshake was not applied yet (our IPv6 request:
+	 * its frames are delivered before its ESTABLISHED is handled): they
+	 * are of the generation that handshake will show.  m_lock protects
+	 * both and the bits' writes by a map (rds_cong_map_recv()) and by a
+	 * new generation (rds_cong_map_peer_gen()), so that neither sees
+	 * half of the other; it is a leaf.
 	 */
 	spinlock_t		m_lock;
 	u32			m_peer_gen;
+	bool			m_gen_pending;
 };
 
 /* protects rds_cong_hash; maps are never freed before module exit */
@@ -239,14 +245,22 @@ void rds_cong_flush_sends(void)
 
 /* The peer sent the map of its address (RDS_CONG_MAP_BYTES in rm's
  * payload, little-endian bit order): take it over word by word and tell
- * senders and monitors which port groups became free.  Softirq context.
+ * senders and monitors which port groups became free.  gen: the peer's
+ * generation as the connection it came on knows it, known false while
+ * that attempt's handshake is not applied yet (see m_gen_pending).
+ * Softirq context.
  */
-void rds_cong_map_recv(struct rds_cong_map *map, struct rds_message *rm)
+void rds_cong_map_recv(struct rds_cong_map *map, struct rds_message *rm,
+		       u32 gen, bool known)
 {
-	unsigned long *bits = READ_ONCE(map->m_bits);
+	unsigned long *bits;
 	unsigned int i, w, off = 0;
 	u64 freed = 0;
 
+	spin_lock_bh(&map->m_lock);
+	map->m_peer_gen = gen;
+	map->m_gen_pending = !known;
+	bits = READ_ONCE(map->m_bits);
 	for (i = 0; i < rm->m_nents; i++) {
 		struct scatterlist *sg = &rm->m_sg[i];
 		const __le64 *p = kmap_local_page(sg_page(sg));
@@ -271,6 +285,7 @@ void rds_cong_map_recv(struct rds_cong_map *map, struct rds_message *rm)
 		}
 		kunmap_local(p);
 	}
+	spin_unlock_bh(&map->m_lock);
 	rds_cong_map_updated(map, freed);
 }
 
@@ -284,8 +299,10 @@ void rds_cong_map_recv(struct rds_cong_map *map, struct rds_message *rm)
  * the ports they held are woken.  The same generation keeps them: it is
  * a reconnect, or another connection to the same address (one map per
  * address, shared by every TOS and local address), and a change the
- * peer made meanwhile comes in a map message of its own.  Process
- * context (an rdma_cm handler).
+ * peer made meanwhile comes in a map message of its own.  So do bits
+ * that came on an attempt before its handshake was applied
+ * (m_gen_pending): they are the new generation's.  Process context (an
+ * rdma_cm handler).
  */
 void rds_cong_map_peer_gen(struct rds_cong_map *map, u32 gen)
 {
@@ -294,7 +311,11 @@ void rds_cong_map_peer_gen(struct rds_cong_map *map, u32 gen)
 	u64 freed = 0;
 
 	spin_lock_bh(&map->m_lock);
-	if (map->m_peer_gen != gen) {
+	if (map->m_gen_pending) {
+		/* the bits came from the peer this handshake speaks for */
+		map->m_gen_pending = false;
+		map->m_peer_gen = gen;
+	} else if (map->m_peer_gen != gen) {
 		map->m_peer_gen = gen;
 		words = (__le64 *)READ_ONCE(map->m_bits);
 		for (w = 0; words && w < RDS_CONG_MAP_BYTES / 8; w++) {

@@ -23,7 +23,7 @@
 	!defined(RDS_NEG_HBNOW) && !defined(RDS_NEG_HBIDLE) && \
 	!defined(RDS_NEG_NOHOLD) && \
 	!defined(RDS_NEG_HALFOPEN) && !defined(RDS_NEG_IDLECOPY) && \
-	!defined(RDS_NEG_CONGKEEP)
+	!defined(RDS_NEG_CONGKEEP) && !defined(RDS_NEG_CONGEARLY)
 #error "RDS_NEG: one of the kinds of net/neg.h"
 #endif
 

@@ -50,6 +50,10 @@
  *             knew of its congestion as it was, as before the fix: a
  *             port congested before the peer restarted stays congested
  *             here (ib_cong_restart)
+ *   congearly a map that comes before our request's handshake is applied
+ *             is tagged with the generation the connection knew before,
+ *             as before the fix: the handshake then clears it (over
+ *             IPv6, ib_cong_v6early)
  */
 #ifndef _RDS_NEG_H
 #define _RDS_NEG_H
@@ -189,6 +193,18 @@ static inline bool rds_neg_congkeep(void)
 }
 #else
 static inline bool rds_neg_congkeep(void)
+{
+	return false;
+}
+#endif
+
+#ifdef RDS_NEG_CONGEARLY
+static inline bool rds_neg_congearly(void)
+{
+	return true;
+}
+#else
+static inline bool rds_neg_congearly(void)
 {
 	return false;
 }

@@ -511,7 +511,8 @@ void rds_cong_local_changed(struct rds_cong_map *map);
 void rds_cong_flush_sends(void);
 void rds_cong_map_copy(struct rds_cong_map *map, struct rds_message *rm);
 void rds_cong_map_fill(struct rds_connection *conn, struct rds_message *rm);
-void rds_cong_map_recv(struct rds_cong_map *map, struct rds_message *rm);
+void rds_cong_map_recv(struct rds_cong_map *map, struct rds_message *rm,
+		       u32 gen, bool known);
 void rds_cong_map_peer_gen(struct rds_cong_map *map, u32 gen);
 bool rds_cong_map_any(struct rds_cong_map *map);
 int rds_cong_init(void);

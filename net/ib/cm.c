@@ -235,6 +235,10 @@ static bool rds_ib_cm_handshake_apply(struct rds_ib_conn *ic,
 		pr_info("%pI6c restarted (generation %08x, was %08x)\n",
 			&conn->c_faddr, hs->hello.gen, ic->i_peer_gen);
 	WRITE_ONCE(ic->i_peer_gen, hs->hello.gen);
+	/* A map that comes after this is of i_peer_gen: the receive side
+	 * that sees the flag sees the generation (rds_ib_recv_deliver_now()).
+	 */
+	smp_store_release(&ic->i_hs_applied, true);
 	ic->i_peer_minor = rds_ib_hs_peer_minor(hs->minor);
 	/* Frames may have arrived (and granted) before this: add to them. */
 	spin_lock_bh(&ic->i_lock);
@@ -331,6 +335,7 @@ static noinline int rds_ib_attempt_setup(struct rds_ib_conn *ic,
 	 */
 	spin_lock_bh(&ic->i_lock);
 	rds_ib_credit_init(&ic->i_credit, 0, ic->i_grant);
+	WRITE_ONCE(ic->i_hs_applied, false);
 	ic->i_gb_asked = false;
 	ic->i_gb_peer_asked = false;
 	ic->i_gb_due = false;

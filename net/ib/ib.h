@@ -391,6 +391,12 @@ struct rds_ib_conn {
 	u32			i_peer_gen;	/* the peer's generation, 0: none
 						 * (WRITE_ONCE: /proc reads it)
 						 */
+	/* the current attempt's handshake was applied: i_peer_gen is its
+	 * peer's (set by rds_ib_cm_handshake_apply() with release, cleared
+	 * at the attempt's setup; read with acquire by a congestion map's
+	 * receipt, which may come first over IPv6)
+	 */
+	bool			i_hs_applied;
 	/* the peer runs the kernel's RDS (i_cm_mutex): over IPv4 it ran it
 	 * at its last connection, and the next attempt we make starts in its
 	 * protocol; over IPv6 the next request we send is that RDS's own

@@ -101,7 +101,8 @@ static void rds_ib_ml_recv_msg(struct rds_ib_conn *ic, struct rds_message *rm)
 	}
 	if (be32_to_cpu(hdr->h_len) == RDS_CONG_MAP_BYTES) {
 		rds_ib_count(RDS_IB_C_CONG_RECV);
-		rds_cong_map_recv(ic->i_conn->c_fcong, rm);
+		/* no generation: the kernel's RDS */
+		rds_cong_map_recv(ic->i_conn->c_fcong, rm, 0, true);
 	} else {
 		/* it ignores such a map too */
 		rds_ib_count(RDS_IB_C_BAD_FRAMES);

@@ -18,6 +18,7 @@
 #include <linux/sched/clock.h>
 #include <net/checksum.h>
 
+#include "../neg.h"
 #include "ib.h"
 #include "../trace/rds.h"
 #include "path.h"
@@ -186,8 +187,13 @@ static void rds_ib_recv_deliver_now(struct rds_ib_conn *ic,
 
 	if (hdr->h_flags & RDS_FLAG_CONG_BITMAP) {
 		if (len == RDS_CONG_MAP_BYTES) {
+			/* pairs with rds_ib_cm_handshake_apply() */
+			bool known = smp_load_acquire(&ic->i_hs_applied) ||
+				     rds_neg_congearly();
+
 			rds_ib_count(RDS_IB_C_CONG_RECV);
-			rds_cong_map_recv(conn->c_fcong, rm);
+			rds_cong_map_recv(conn->c_fcong, rm,
+					  READ_ONCE(ic->i_peer_gen), known);
 		} else {
 			rds_ib_count(RDS_IB_C_BAD_FRAMES);
 			trace_rds_msg_drop(conn, hdr, "bad congestion map");

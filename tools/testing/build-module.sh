@@ -23,7 +23,7 @@ neg=${NEG:-}
 case "$neg" in
 "") out=$top/build/mod-$kver ;;
 kasan|kmemleak|lockdep|lost|dup|pageleak|stalerx|downwork|hbnow|hbidle|nohold|\
-halfopen|idlecopy|congkeep)
+halfopen|idlecopy|congkeep|congearly)
 	out=$top/build/mod-neg-$neg-$kver
 	set -- RDS_NEG="$neg" "$@" ;;
 *) echo "build-module: NEG=$neg: no such negative control" >&2; exit 1 ;;

@@ -46,6 +46,9 @@
 #     congkeep  a peer's new generation keeps what we knew of its
 #               congestion -> ib_cong_restart (two hosts): "not ok ...
 #               takes a send within"
+#     congearly a map that came before our request's handshake is
+#               cleared by it (the tag before the fix) -> ib_cong_v6early
+#               (two hosts): "not ok ... meets ENOBUFS"
 #   debug (a -rdsdebug kernel of debug-kernel.sh; SKIP without one):
 #     kasan     a use-after-free at load       -> "BUG: KASAN: "
 #     kmemleak  an object leaked at load       -> kmemleak:
@@ -80,7 +83,7 @@ done
 
 cheap="lost dup pageleak stalerx downwork"
 debug="kasan kmemleak lockdep"
-extra="hbnow hbidle nohold halfopen idlecopy congkeep"
+extra="hbnow hbidle nohold halfopen idlecopy congkeep congearly"
 case $set in
 cheap) kinds=$cheap ;;
 debug) kinds=$debug ;;
@@ -120,6 +123,8 @@ printf '%s\n' "load 60" "rxe 60" "ib_pack 600" "unload 60" \
 	> "$res/idlecopy.tests"
 printf '%s\n' "load 60" "rxe 60" "ib_cong_restart 300" "unload 60" \
 	> "$res/congkeep.tests"
+printf '%s\n' "load 60" "rxe 60" "ib_cong_v6early 300" "unload 60" \
+	> "$res/congearly.tests"
 
 n=0 pass=0 fail=0 skip=0
 result() {	# result ok|fail|skip NAME [WHY]
@@ -171,6 +176,8 @@ oracle() {	# oracle KIND -> "FILES-GLOB<TAB>ERE"
 		"^not ok .*no packed frame's copy held once idle" ;;
 	congkeep) printf '%s\t%s\n' 'tests/ib_cong_restart.log' \
 		'^not ok .*takes a send within' ;;
+	congearly) printf '%s\t%s\n' 'tests/ib_cong_v6early.log' \
+		'^not ok .*meets ENOBUFS' ;;
 	esac
 }
 
@@ -191,7 +198,7 @@ for kind in $kinds; do
 		;;
 	esac
 	case $kind in
-	stalerx|downwork|hbnow|hbidle|nohold|halfopen|idlecopy|congkeep)
+	stalerx|downwork|hbnow|hbidle|nohold|halfopen|idlecopy|congkeep|congearly)
 		plan=$res/$kind.tests topo=two ;;
 	esac
 	out=$res/$kind
