@@ -10,7 +10,8 @@
 # not been tagged with (first contact here): a map that came on this very
 # attempt is of that generation and must stay (net/cong.c,
 # m_gen_pending), where bits of an older generation go.
-#   1. Both hosts add fd00::H (rxe lists it as a GID).  Host 1 congests
+#   1. Both hosts reload the module (a first contact) and add fd00::H
+#      (rxe lists it as a GID).  Host 1 congests
 #      its own port PORT: a socket with a small receive buffer that never
 #      reads, filled from a second local socket until ENOBUFS.
 #   2. Host 2 arms ib_est_delay_ms (the next ESTABLISHED of its own
@@ -91,6 +92,9 @@ PY
 rds_loaded || { ksft_fail "rds loaded"; ksft_exit; }
 [ -w $hook ] || { ksft_fail "$hook (RDS_TEST_HOOKS=1 build)"; ksft_exit; }
 log=/tmp/$RDS_TEST.$$
+# a first contact: no IPv6 connection (nor map) an earlier test left
+barrier reload 60 || { ksft_fail "barrier reload"; ksft_exit; }
+check "module reloaded" rds_reload
 ip -6 addr del "$me/64" dev "$RDS_IFACE" 2> /dev/null
 check "$me on $RDS_IFACE" ip -6 addr add "$me/64" dev "$RDS_IFACE" nodad
 check "rxe lists $me as a GID" wait_for 30 gid_listed "$me"
