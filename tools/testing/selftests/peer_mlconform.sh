@@ -44,6 +44,10 @@
 # handshake) refused by the peer with the int 1 as rds_rdma refuses it,
 # logged, the next one the kernel's own request (the peer checks its
 # layout), logged "runs the kernel's RDS: protocol 3.1" then 4.1.
+# ML6LL=1 as well (peer_mlconform6ll): the same between the hosts'
+# link-local addresses (each its netdev's own, the scope id that of
+# RDS_IFACE on both sides: the module's sockets bind and send with it, the
+# peer's rdma_cm resolves with it; TOS 141..144).
 # WIRE_PEER_NEG=1 (a plan variable): every check of the module here
 # expects what it must not do: each must then fail (the negative run).
 . "$(dirname "$0")/peer_lib.sh"	# neg, hw, held_is
@@ -58,18 +62,35 @@ if [ "$ml6" = 1 ]; then
 	a=fd00::$RDS_HOST
 	pa=fd00::$((3 - RDS_HOST))
 	q_rx=131
-	peer_exit() {
-		ip -6 addr del "$a/64" dev "$RDS_IFACE" 2>/dev/null
-	}
-	check "$a on $RDS_IFACE" ip -6 addr replace "$a/64" dev "$RDS_IFACE" nodad
-	check "rxe lists $a as a GID" wait_for 30 gid_listed "$a"
+	if [ "${ML6LL:-0}" = 1 ]; then
+		# each host's own link-local address, told to the other
+		# through the shared directory
+		check "$RDS_IFACE has a link-local address" wait_for 30 ll_ready
+		a=$(ll_addr)
+		check "rxe lists $a as a GID" wait_for 30 gid_listed "$a"
+		echo "$a" > "$RDS_SHARED/$RDS_TEST.ll.$RDS_HOST"
+		barrier ll 120 || { ksft_fail "barrier ll"; ksft_exit; }
+		pa=$(cat "$RDS_SHARED/$RDS_TEST.ll.$((3 - RDS_HOST))")
+		echo "# link-local: $a -> $pa (scope $RDS_IFACE)"
+		from_ll=$pa
+		a=$a%$RDS_IFACE
+		pa=$pa%$RDS_IFACE
+		q_rx=141
+	else
+		peer_exit() {
+			ip -6 addr del "$a/64" dev "$RDS_IFACE" 2>/dev/null
+		}
+		check "$a on $RDS_IFACE" \
+			ip -6 addr replace "$a/64" dev "$RDS_IFACE" nodad
+		check "rxe lists $a as a GID" wait_for 30 gid_listed "$a"
+	fi
 fi
 q_tx=$((q_rx + 1))
 q_ac=$((q_rx + 2))
 q_cg=$((q_rx + 3))
 # What host 1 logs of the peer (IPv6): from it, or in the negative run
 # from an address nobody has.
-from6=$pa
+from6=${from_ll:-$pa}
 [ "$neg" = 1 ] && from6=fd00::dead
 
 # ml6_accepted SECTION VERSION...: host 1 counted the peer's requests since
