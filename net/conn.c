@@ -259,9 +259,9 @@ static void rds_conn_drop_messages(struct rds_connection *conn)
 static void rds_conn_destroy_matching(struct net *net,
 				      struct rds_transport *trans)
 {
-	struct rds_connection *conn;
+	struct rds_connection *conn, *next;
 	struct hlist_node *tmp;
-	HLIST_HEAD(doomed);
+	LIST_HEAD(doomed);
 	int bkt;
 
 	spin_lock_bh(&rds_conn_lock);
@@ -269,23 +269,26 @@ static void rds_conn_destroy_matching(struct net *net,
 		if ((net && !net_eq(rds_conn_net(conn), net)) ||
 		    (trans && conn->c_trans != trans))
 			continue;
+		/* A reader under RCU may stand on it and go on to the next
+		 * in the bucket: c_hash_node keeps pointing there.
+		 */
 		hash_del_rcu(&conn->c_hash_node);
-		hlist_add_head(&conn->c_hash_node, &doomed);
+		list_add_tail(&conn->c_doomed_item, &doomed);
 	}
 	spin_unlock_bh(&rds_conn_lock);
 
-	if (hlist_empty(&doomed))
+	if (list_empty(&doomed))
 		return;
 	synchronize_rcu();
 
 	/* Nobody finds them any more: stop them side by side, then free. */
-	hlist_for_each_entry(conn, &doomed, c_hash_node)
+	list_for_each_entry(conn, &doomed, c_doomed_item)
 		if (conn->c_trans->conn_stop)
 			queue_work(rds_conn_stop_wq, &conn->c_stop_work);
 	flush_workqueue(rds_conn_stop_wq);
 
-	hlist_for_each_entry_safe(conn, tmp, &doomed, c_hash_node) {
-		hlist_del(&conn->c_hash_node);
+	list_for_each_entry_safe(conn, next, &doomed, c_doomed_item) {
+		list_del(&conn->c_doomed_item);
 		rds_conn_drop_messages(conn);
 		rds_conn_free(conn);
 	}

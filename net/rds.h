@@ -159,6 +159,11 @@ enum {
  */
 struct rds_connection {
 	struct hlist_node	c_hash_node;	/* rds_conn_hash, rds_conn_lock */
+	/* rds_conn_destroy_matching()'s list of connections to free, its
+	 * own: c_hash_node may still be walked under RCU until the grace
+	 * period is over
+	 */
+	struct list_head	c_doomed_item;
 	possible_net_t		c_net;
 	struct in6_addr		c_laddr;
 	struct in6_addr		c_faddr;
