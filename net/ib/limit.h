@@ -88,4 +88,51 @@ enum rds_ib_accept_verdict rds_ib_accept_verdict(bool holds,
  */
 unsigned int rds_ib_hb_ask(bool stake, unsigned int ms, unsigned int idle);
 
+/* The heartbeat's verdict (cm.c): a connection asking at an interval of
+ * ask ms (0: it never asks) is lost once the first request of the
+ * current silence was made asked jiffies ago and the silence is quiet
+ * jiffies long, with ask4 and ask5 the jiffies of 4 and 5 intervals:
+ * asked >= ask4 and quiet >= ask5.
+ */
+static inline bool rds_ib_hb_lost(unsigned int ask, unsigned long asked,
+				  unsigned long quiet, unsigned long ask4,
+				  unsigned long ask5)
+{
+	return ask && asked >= ask4 && quiet >= ask5;
+}
+
+/* What the heartbeat work of a connection knows at the end of a run, all
+ * times in jiffies: its clock now, the last frame in (last_rx; one read
+ * after now counts as now), the asking interval (ask; 0: it never asks)
+ * and the verdict's 4 and 5 intervals (rds_ib_hb_lost()), whether the
+ * first request of the current silence was made and when (asking,
+ * asked_at: the silence it belongs to is over when a frame came after
+ * it), the interval at which requests go again while the peer is silent
+ * (tick, heartbeat_ms's), whether a give-back can come due (gb) and when
+ * (gb_at; passed: it waits for something to go first, tried again at
+ * tick), and the longest wait (max).  tick and max are at least 1.
+ */
+struct rds_ib_hb_due {
+	unsigned long	now;
+	unsigned long	last_rx;
+	unsigned long	ask;
+	unsigned long	ask4;
+	unsigned long	ask5;
+	bool		asking;
+	unsigned long	asked_at;
+	unsigned long	tick;
+	bool		gb;
+	unsigned long	gb_at;
+	unsigned long	max;
+};
+
+/* In how many jiffies (1 to max) the heartbeat work must run next: the
+ * earliest of the moment the silence reaches ask (the first request),
+ * while asking the next request (tick) or the moment the verdict can be
+ * reached, whichever comes first, the give-back's time, and max.  A
+ * first request that is due already, or a verdict, makes it 1: never 0.
+ * Jiffies wrap: times are compared as time_after() does.
+ */
+unsigned long rds_ib_hb_next(const struct rds_ib_hb_due *d);
+
 #endif /* _RDS_IB_LIMIT_H */

@@ -37,6 +37,23 @@
  * two, never shorter than heartbeat_ms; 5 intervals within 32 bits.
  * Negative controls: the smaller of the two, and a rule that ignores the
  * stake, must fail.
+ *
+ * When the heartbeat work runs next (rds_ib_hb_next()): over a grid of
+ * edge values (the silence below, at and past the asking interval, a
+ * frame read after the clock, no request or one of this silence or of an
+ * earlier one, the verdict's 4 and 5 intervals a jiffy above 4 and 5
+ * asking intervals as msecs_to_jiffies() rounds, a give-back ahead, due
+ * or past, the bound), each at 5 places of the clock (0, low, below the
+ * wrap, at it, at the sign change of long): the delay is the first jiffy
+ * at which something is due, found by a scan of the jiffies one by one
+ * (the silence reaches the interval; a first request due at once; while
+ * asking, a request at tick or the verdict reached; the give-back's time,
+ * or tick when it waits; the bound), never 0 and never past the bound;
+ * the defaults in real jiffies (HZ 250): 30 s idle, 2 s at stake, the
+ * verdict's 4 and 5 intervals.  Negative controls: the old schedule
+ * (every tick), one blind to the verdict, to the give-back, to the
+ * silence already passed, one that answers 0 for a request due now and
+ * one that compares the clock without the wrap must fail the grid.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -420,6 +437,268 @@ static void test_hb_ask(void)
 	report("negative controls: wrong asking rules fail the grid", before);
 }
 
+/* A scan of the jiffies after d->now, one by one, with exact (64-bit,
+ * unwrapped) arithmetic: times are offsets from now.  What is due at
+ * now + k, nothing changing but the clock: the first k is the delay.
+ */
+struct hb_case {
+	long long last, asked_at, gb_at;	/* offsets from now */
+	unsigned long ask, ask4, ask5, tick, max;
+	bool asking, gb;
+};
+
+static bool hb_due(const struct hb_case *c, unsigned long k)
+{
+	long long q0 = c->last > 0 ? 0 : -c->last;
+	long long qk = (long long)k - c->last < 0 ? 0 : (long long)k - c->last;
+	bool stale = c->asked_at < c->last;
+
+	if (k >= c->max)
+		return true;
+	if (c->gb && (c->gb_at > 0 ? (long long)k >= c->gb_at : k >= c->tick))
+		return true;
+	if (!c->ask)
+		return false;
+	if (q0 < (long long)c->ask)	/* the silence reaches the interval */
+		return qk >= (long long)c->ask;
+	if (!c->asking || stale)	/* the first request: at once */
+		return true;
+	/* asking: the next request, or the verdict reached */
+	return k >= c->tick ||
+	       ((long long)k - c->asked_at >= (long long)c->ask4 &&
+		qk >= (long long)c->ask5);
+}
+
+static unsigned long hb_scan(const struct hb_case *c)
+{
+	unsigned long k;
+
+	for (k = 1; !hb_due(c, k); k++)
+		;
+	return k;
+}
+
+typedef unsigned long (*next_fn)(const struct rds_ib_hb_due *d);
+
+static struct rds_ib_hb_due hb_at(const struct hb_case *c, unsigned long now)
+{
+	struct rds_ib_hb_due d = {
+		.now = now,
+		.last_rx = now + (unsigned long)c->last,
+		.ask = c->ask, .ask4 = c->ask4, .ask5 = c->ask5,
+		.asking = c->asking,
+		.asked_at = now + (unsigned long)c->asked_at,
+		.tick = c->tick,
+		.gb = c->gb,
+		.gb_at = now + (unsigned long)c->gb_at,
+		.max = c->max,
+	};
+
+	return d;
+}
+
+/* the old schedule: every heartbeat interval */
+static unsigned long next_tick(const struct rds_ib_hb_due *d)
+{
+	return d->tick < d->max ? d->tick : d->max;
+}
+
+static unsigned long next_no_verdict(const struct rds_ib_hb_due *d)
+{
+	struct rds_ib_hb_due e = *d;
+
+	e.ask4 = ULONG_MAX;
+	e.ask5 = ULONG_MAX;
+	return rds_ib_hb_next(&e);
+}
+
+static unsigned long next_no_gb(const struct rds_ib_hb_due *d)
+{
+	struct rds_ib_hb_due e = *d;
+
+	e.gb = false;
+	return rds_ib_hb_next(&e);
+}
+
+/* the whole interval again, whatever silence has passed */
+static unsigned long next_whole(const struct rds_ib_hb_due *d)
+{
+	struct rds_ib_hb_due e = *d;
+
+	if ((long)(d->now - d->last_rx) > 0 && d->now - d->last_rx < d->ask)
+		e.last_rx = d->now;
+	return rds_ib_hb_next(&e);
+}
+
+/* 0 for a request due now */
+static unsigned long next_zero(const struct rds_ib_hb_due *d)
+{
+	unsigned long n = rds_ib_hb_next(d);
+
+	return n == 1 && d->ask && !d->asking && d->now - d->last_rx >= d->ask ?
+	       0 : n;
+}
+
+/* a frame numerically above the clock taken as one after it */
+static unsigned long next_nowrap(const struct rds_ib_hb_due *d)
+{
+	struct rds_ib_hb_due e = *d;
+
+	if (d->last_rx > d->now)
+		e.last_rx = d->now;
+	return rds_ib_hb_next(&e);
+}
+
+/* Cases of the grid where f differs from the scan (or answers 0, or
+ * passes the bound); *cases counts them all.
+ */
+static unsigned long hb_check(next_fn f, unsigned long *cases, bool print)
+{
+	static const unsigned long nows[] = {
+		0, 1000, ULONG_MAX - 20, ULONG_MAX, LONG_MAX - 3,
+	};
+	static const unsigned long asks[] = { 0, 1, 2, 3, 5, 8 };
+	static const unsigned long ticks[] = { 1, 2, 3, 5 };
+	static const unsigned long maxes[] = { 1, 6, 50 };
+	static const long long gbs[] = { -3, 0, 1, 2, 7, 49 };
+	static const long long asked_rel[] = { -1, 0, 1, 9 };
+	unsigned long bad = 0, n = 0;
+	unsigned int a, e, t, m, g, r, w, s;
+	long long l;
+	struct hb_case c;
+
+	for (a = 0; a < sizeof(asks) / sizeof(asks[0]); a++)
+	for (e = 0; e < 4; e++)
+	for (t = 0; t < sizeof(ticks) / sizeof(ticks[0]); t++)
+	for (m = 0; m < sizeof(maxes) / sizeof(maxes[0]); m++)
+	for (l = -45; l <= 2; l++)
+	for (s = 0; s < 2; s++)
+	for (r = 0; r < sizeof(asked_rel) / sizeof(asked_rel[0]); r++)
+	for (g = 0; g <= sizeof(gbs) / sizeof(gbs[0]); g++) {
+		unsigned long want, got;
+
+		memset(&c, 0, sizeof(c));
+		c.ask = asks[a];
+		/* msecs_to_jiffies() of 4 and 5 intervals: at or a jiffy
+		 * above 4 and 5 of the interval's
+		 */
+		c.ask4 = 4 * c.ask + (e & 1);
+		c.ask5 = 5 * c.ask + (e >> 1);
+		c.tick = ticks[t];
+		c.max = maxes[m];
+		c.last = l;
+		c.asking = s;
+		/* the request: just before the last frame (an earlier
+		 * silence), with it, after it, later
+		 */
+		c.asked_at = l + asked_rel[r];
+		if (c.asked_at > 0)
+			continue;	/* made before now */
+		c.gb = g < sizeof(gbs) / sizeof(gbs[0]);
+		c.gb_at = c.gb ? gbs[g] : 0;
+		want = hb_scan(&c);
+		for (w = 0; w < sizeof(nows) / sizeof(nows[0]); w++) {
+			struct rds_ib_hb_due d = hb_at(&c, nows[w]);
+
+			got = f(&d);
+			n++;
+			if (got == want && got >= 1 && got <= c.max)
+				continue;
+			if (!bad++ && print)
+				printf("# now %lu, last %+lld, ask %lu (%lu %lu), tick %lu, asking %d at %+lld, gb %d at %+lld, max %lu: %lu, want %lu\n",
+				       nows[w], c.last, c.ask, c.ask4, c.ask5,
+				       c.tick, c.asking, c.asked_at, c.gb,
+				       c.gb_at, c.max, got, want);
+		}
+	}
+	if (cases)
+		*cases = n;
+	return bad;
+}
+
+static void test_hb_next(void)
+{
+	/* HZ 250: 2 s, 30 s, an hour */
+	const unsigned long ms2 = 500, s30 = 7500, hour = 900000;
+	struct hb_case c = {
+		.ask = s30, .ask4 = 4 * s30, .ask5 = 5 * s30, .tick = ms2,
+		.max = hour,
+	};
+	static const struct {
+		const char *name;
+		next_fn f;
+	} neg[] = {
+		{ "the old schedule (every tick)", next_tick },
+		{ "one blind to the verdict", next_no_verdict },
+		{ "one blind to the give-back", next_no_gb },
+		{ "one blind to the silence passed", next_whole },
+		{ "0 for a request due now", next_zero },
+		{ "the clock compared without the wrap", next_nowrap },
+	};
+	unsigned long bad, cases;
+	int before = failures;
+	unsigned int i;
+
+	bad = hb_check(rds_ib_hb_next, &cases, true);
+	EXPECT(!bad, "%lu of %lu cases differ from the scan", bad, cases);
+	EXPECT(cases > 100000, "only %lu cases", cases);
+	/* the defaults, in real jiffies: an idle connection heard from
+	 * 10 s ago runs in 20 s; at stake in 0.5 s (1.5 s of silence)
+	 */
+	c.last = -2500;
+	{
+		struct rds_ib_hb_due d = hb_at(&c, ULONG_MAX - 100);
+
+		EXPECT(rds_ib_hb_next(&d) == 5000 && hb_scan(&c) == 5000,
+		       "idle: %lu", rds_ib_hb_next(&d));
+	}
+	c.ask = ms2;
+	c.ask4 = 4 * ms2;
+	c.ask5 = 5 * ms2;
+	c.last = -375;
+	{
+		struct rds_ib_hb_due d = hb_at(&c, 7);
+
+		EXPECT(rds_ib_hb_next(&d) == 125 && hb_scan(&c) == 125,
+		       "at stake: %lu", rds_ib_hb_next(&d));
+	}
+	/* asking at stake, 2 s into the silence, the request 1.9 s ago:
+	 * the verdict waits for 4 intervals after it (8 s), the next
+	 * request comes first, at tick
+	 */
+	c.last = -500;
+	c.asking = true;
+	c.asked_at = -475;
+	{
+		struct rds_ib_hb_due d = hb_at(&c, LONG_MAX);
+
+		EXPECT(rds_ib_hb_next(&d) == ms2 && hb_scan(&c) == ms2,
+		       "asking: %lu", rds_ib_hb_next(&d));
+	}
+	/* 9.9 s of silence, asked 7.9 s ago: the verdict in 0.1 s */
+	c.last = -2475;
+	c.asked_at = -1975;
+	{
+		struct rds_ib_hb_due d = hb_at(&c, 0);
+
+		EXPECT(rds_ib_hb_next(&d) == 25 && hb_scan(&c) == 25,
+		       "verdict: %lu", rds_ib_hb_next(&d));
+	}
+	report("heartbeat: the work runs at the first jiffy something is due, never 0, never past the bound, across the wrap",
+	       before);
+	before = failures;
+	quiet = true;
+	for (i = 0; i < sizeof(neg) / sizeof(neg[0]); i++) {
+		bad = hb_check(neg[i].f, NULL, false);
+		printf("# negative control \"%s\": %lu of %lu cases differ\n",
+		       neg[i].name, bad, cases);
+		EXPECT(bad, "%s not caught", neg[i].name);
+	}
+	quiet = false;
+	report("negative controls: wrong schedules of the heartbeat work fail the grid",
+	       before);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) :
@@ -432,6 +711,7 @@ int main(int argc, char **argv)
 	test_admit();
 	test_accept();
 	test_hb_ask();
+	test_hb_next();
 	printf("1..%d\n", tap_n);
 	return failures ? 1 : 0;
 }
