@@ -35,6 +35,10 @@
  *             or without messages at stake, as before heartbeat_idle_ms
  *             (ib_heartbeat: a request in 2 s of silence with nothing at
  *             stake)
+ *   hbtick    the heartbeat work of every connection up runs every
+ *             heartbeat_ms, as before it was armed for its next
+ *             deadline (ib_heartbeat: hb_runs moves by more than 2 in
+ *             4 s of an idle connection)
  *   nohold    messages that come while our request's protocol is a
  *             guess are delivered at once, as before the hold
  *             (ib_ml_upgrade: delivered twice after a wrong guess)
@@ -145,6 +149,18 @@ static inline bool rds_neg_hbidle(void)
 }
 #else
 static inline bool rds_neg_hbidle(void)
+{
+	return false;
+}
+#endif
+
+#ifdef RDS_NEG_HBTICK
+static inline bool rds_neg_hbtick(void)
+{
+	return true;
+}
+#else
+static inline bool rds_neg_hbtick(void)
 {
 	return false;
 }

@@ -299,6 +299,11 @@ struct rds_transport {
 	 * as net sees them; process context, rds_trans_sem held for reading
 	 */
 	void (*devices_proc)(struct seq_file *m, struct net *net);
+	/* optional: a message was queued on conn, which had none queued
+	 * nor waiting for the peer's ACK (nothing at stake before).  Under
+	 * c_lock, BH off, on every send path: cheap, must not sleep.
+	 */
+	void (*stake)(struct rds_connection *conn);
 	/* sends the maps of local addresses to its peers */
 	bool			t_cong_maps;
 };

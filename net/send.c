@@ -326,7 +326,10 @@ static void rds_send_queue_on_conn(struct rds_connection *conn,
 				   struct rds_message *rm, __be16 sport,
 				   __be16 dport, bool ack_required)
 {
+	bool stake;
+
 	spin_lock_bh(&conn->c_lock);
+	stake = !conn->c_send_queue_n && !conn->c_retrans_n;
 	rds_message_populate_header(rm, sport, dport, conn->c_next_tx_seq++);
 	conn->c_unacked_packets++;
 	conn->c_unacked_bytes += rm->m_len;
@@ -343,6 +346,8 @@ static void rds_send_queue_on_conn(struct rds_connection *conn,
 	rds_message_get(rm);	/* the connection's reference */
 	list_add_tail(&rm->m_conn_item, &conn->c_send_queue);
 	conn->c_send_queue_n++;
+	if (stake && conn->c_trans->stake)
+		conn->c_trans->stake(conn);
 	spin_unlock_bh(&conn->c_lock);
 }
 

@@ -102,11 +102,28 @@ MODULE_PARM_DESC(ib_idle_secs,
 
 /* Give-back (credit.h): an idle connection hands the credits it does not
  * use back to a peer that asked for them, this long after its last data
- * frame, checked at each heartbeat interval (so 2 to 4 s by default).  0:
- * never, and our handshakes ask for none.
+ * frame (the heartbeat work runs then: rds_ib_hb_next()).  0: never, and
+ * our handshakes ask for none.  A write re-arms every connection's
+ * heartbeat work, as the sysctl's does.
  */
 unsigned int rds_ib_credit_return_ms = 2000;
-module_param_named(ib_credit_return_ms, rds_ib_credit_return_ms, uint, 0644);
+
+static int rds_ib_credit_return_set(const char *val,
+				    const struct kernel_param *kp)
+{
+	int ret = param_set_uint(val, kp);
+
+	if (!ret)
+		rds_ib_hb_rearm_all();
+	return ret;
+}
+
+static const struct kernel_param_ops rds_ib_credit_return_ops = {
+	.set	= rds_ib_credit_return_set,
+	.get	= param_get_uint,
+};
+module_param_cb(ib_credit_return_ms, &rds_ib_credit_return_ops,
+		&rds_ib_credit_return_ms, 0644);
 MODULE_PARM_DESC(ib_credit_return_ms,
 		 "Give unused credits back to the peer after this many ms without sending (0: never, and ask for none; default 2000)");
 
@@ -558,17 +575,123 @@ out:
 	mutex_unlock(&ic->i_cm_mutex);
 }
 
-static void rds_ib_hb_arm(struct rds_ib_conn *ic)
-{
-	unsigned int ms = READ_ONCE(rds_ib_heartbeat_ms);
+/* The longest the heartbeat work waits (rds_ib_hb_next()), the sysctls'
+ * bound: whatever comes due sooner brings it forward.
+ */
+#define RDS_IB_HB_MAX_MS	(3600 * MSEC_PER_SEC)
 
+/* Arm the heartbeat work delay jiffies ahead, under i_cm_mutex (by the
+ * work itself, as the attempt comes up).  Something that came due sooner
+ * while it was not armed (rds_ib_hb_sooner()) makes it run again at
+ * once.
+ */
+static void rds_ib_hb_arm(struct rds_ib_conn *ic, unsigned long delay)
+{
 	lockdep_assert_held(&ic->i_cm_mutex);
-	if (!ic->i_dying && ic->i_proto->heartbeat)
-		mod_delayed_work(rds_ib_wq, &ic->i_hb_work,
-				 msecs_to_jiffies(ms ?: 1000));
+	if (ic->i_dying || !ic->i_proto->heartbeat)
+		return;
+	if (rds_neg_hbtick())
+		delay = msecs_to_jiffies(READ_ONCE(rds_ib_heartbeat_ms) ?: 1000);
+	spin_lock_bh(&ic->i_hb_lock);
+	if (ic->i_hb_poke) {
+		ic->i_hb_poke = false;
+		delay = 1;
+	}
+	if (!ic->i_hb_off)
+		mod_delayed_work(rds_ib_wq, &ic->i_hb_work, delay);
+	spin_unlock_bh(&ic->i_hb_lock);
 }
 
-/* Give-back (credit.h), at each heartbeat interval: a connection whose
+/* Something can come due at jiffies at (a message at stake, credits to
+ * give back, a sysctl changed): the heartbeat work, armed for later, is
+ * brought forward; not armed (queued, running, or the connection not
+ * up), it is told to run again once armed (i_hb_poke).  Any context, BH
+ * off or not, under c_lock or i_lock: never sleeps.  Cheap when nothing
+ * changes (the work armed for no later, or told already): no lock.
+ */
+static void rds_ib_hb_sooner(struct rds_ib_conn *ic, unsigned long at)
+{
+	struct timer_list *t = &ic->i_hb_work.timer;
+	unsigned long now;
+
+	if (READ_ONCE(ic->i_hb_poke) ||
+	    (timer_pending(t) && !time_after(READ_ONCE(t->expires), at)))
+		return;
+	spin_lock_bh(&ic->i_hb_lock);
+	if (ic->i_hb_off)
+		goto out;
+	if (!timer_pending(t)) {
+		ic->i_hb_poke = true;
+		goto out;
+	}
+	now = jiffies;
+	if (time_after(t->expires, at))
+		mod_delayed_work(rds_ib_wq, &ic->i_hb_work,
+				 time_after(at, now) ? at - now : 0);
+out:
+	spin_unlock_bh(&ic->i_hb_lock);
+}
+
+/* rds_transport.stake: a message was queued on conn with nothing at
+ * stake before (under c_lock): it now asks at heartbeat_ms
+ * (rds_ib_hb_ask_ms()), counted from its last frame in.
+ */
+void rds_ib_conn_stake(struct rds_connection *conn)
+{
+	struct rds_ib_conn *ic = conn->c_transport_data;
+	unsigned int ms = READ_ONCE(rds_ib_heartbeat_ms);
+
+	lockdep_assert_held(&conn->c_lock);
+	if (ms && ic)
+		rds_ib_hb_sooner(ic, READ_ONCE(ic->i_last_rx) +
+				     msecs_to_jiffies(ms));
+}
+
+/* Credits came (under i_lock): a give-back can come due
+ * ib_credit_return_ms after our last data frame (rds_ib_gb_check()).
+ * With something waiting to go, none can before it goes: the work looks
+ * again a heartbeat interval ahead at the earliest, as it does itself.
+ */
+void rds_ib_hb_credits(struct rds_ib_conn *ic)
+{
+	unsigned int ms = READ_ONCE(rds_ib_credit_return_ms);
+	unsigned long at, tick;
+
+	lockdep_assert_held(&ic->i_lock);
+	if (!ms || !ic->i_gb_peer_asked ||
+	    ic->i_credit.avail <= RDS_IB_CREDIT_KEEP)
+		return;
+	at = ic->i_last_tx + msecs_to_jiffies(ms);
+	if (!rds_ib_tx_idle(ic)) {
+		tick = jiffies +
+		       msecs_to_jiffies(READ_ONCE(rds_ib_heartbeat_ms) ?: 1000);
+		if (time_before(at, tick))
+			at = tick;
+	}
+	rds_ib_hb_sooner(ic, at);
+}
+
+/* Under rcu_read_lock() (rds_conn_for_each()): the connection and its
+ * transport data stay.
+ */
+static void rds_ib_hb_rearm_visit(struct rds_connection *conn, void *arg)
+{
+	struct rds_ib_conn *ic = conn->c_transport_data;
+
+	if (conn->c_trans == &rds_ib_transport && ic)
+		rds_ib_hb_sooner(ic, jiffies);
+}
+
+/* heartbeat_ms, heartbeat_idle_ms or credit_return_ms changed: the
+ * heartbeat work of every connection runs now, and is armed by the new
+ * values.
+ */
+void rds_ib_hb_rearm_all(void)
+{
+	rds_conn_for_each(NULL, rds_ib_hb_rearm_visit, NULL);
+}
+
+/* Give-back (credit.h), when the heartbeat work runs: a connection whose
  * peer asked for returns and that sent no data frame for
  * ib_credit_return_ms, with nothing waiting to go, gives back the credits
  * it holds above RDS_IB_CREDIT_KEEP (rds_ib_send_ctrl() sends the return;
@@ -591,7 +714,7 @@ static void rds_ib_gb_check(struct rds_ib_conn *ic, unsigned long now)
  * life, 0 for never: heartbeat_ms while it has something at stake (a
  * message queued, or sent and waiting for the peer's ACK, which a lost
  * peer would hold for ever), heartbeat_idle_ms (never shorter) while it
- * has nothing.  Under i_cm_mutex, by rds_ib_hb_work() only.
+ * has nothing.  Under i_cm_mutex.
  */
 static unsigned int rds_ib_hb_ask_ms(struct rds_ib_conn *ic, unsigned int ms)
 {
@@ -606,11 +729,44 @@ static unsigned int rds_ib_hb_ask_ms(struct rds_ib_conn *ic, unsigned int ms)
 	return rds_ib_hb_ask(stake || rds_neg_hbidle(), ms, idle);
 }
 
-/* Runs every heartbeat interval while the connection is up.  A peer that
- * sent nothing for the asking interval (rds_ib_hb_ask_ms(): heartbeat_ms
- * with messages at stake, heartbeat_idle_ms without) is asked for a sign
- * of life (a control frame it must answer); one that stays silent for 4
- * asking intervals after the first request of the silence (5 in all) is
+/* In how many jiffies the heartbeat work must run next
+ * (rds_ib_hb_next()), asking at ask ms (rds_ib_hb_ask_ms()), under
+ * i_cm_mutex.  What changes after this look and makes something due
+ * sooner brings the work forward (rds_ib_hb_sooner()).
+ */
+static unsigned long rds_ib_hb_delay(struct rds_ib_conn *ic,
+				     unsigned int ms, unsigned int ask)
+{
+	unsigned int gb = READ_ONCE(rds_ib_credit_return_ms);
+	struct rds_ib_hb_due d = {
+		.ask		= ask ? msecs_to_jiffies(ask) : 0,
+		.ask4		= msecs_to_jiffies(4 * ask),
+		.ask5		= msecs_to_jiffies(5 * ask),
+		.asking		= ic->i_hb_asking,
+		.asked_at	= ic->i_hb_asked_at,
+		.tick		= msecs_to_jiffies(ms ?: 1000),
+		.max		= msecs_to_jiffies(RDS_IB_HB_MAX_MS),
+	};
+
+	lockdep_assert_held(&ic->i_cm_mutex);
+	spin_lock_bh(&ic->i_lock);
+	d.gb = gb && ic->i_up && ic->i_gb_peer_asked &&
+	       ic->i_credit.avail > RDS_IB_CREDIT_KEEP;
+	d.gb_at = ic->i_last_tx + msecs_to_jiffies(gb);
+	spin_unlock_bh(&ic->i_lock);
+	d.now = jiffies;
+	d.last_rx = READ_ONCE(ic->i_last_rx);
+	return rds_ib_hb_next(&d);
+}
+
+/* Runs while the connection is up, when something can be due
+ * (rds_ib_hb_delay(); brought forward by a message queued with nothing
+ * at stake before, by credits that can go back, by a sysctl).  A peer
+ * that sent nothing for the asking interval (rds_ib_hb_ask_ms():
+ * heartbeat_ms with messages at stake, heartbeat_idle_ms without) is
+ * asked for a sign of life (a control frame it must answer), again every
+ * heartbeat_ms while it stays silent; one that stays silent for 4 asking
+ * intervals after the first request of the silence (5 in all) is
  * declared lost, so that a link that died without an error on our side
  * (nothing in flight to time out) is noticed and the connection
  * re-formed.  The verdict counts from
@@ -631,6 +787,11 @@ static void rds_ib_hb_work(struct work_struct *work)
 	bool up;
 
 	mutex_lock(&ic->i_cm_mutex);
+	rds_ib_count(RDS_IB_C_HB_RUNS);
+	/* what comes due from here on is seen below, or pokes again */
+	spin_lock_bh(&ic->i_hb_lock);
+	ic->i_hb_poke = false;
+	spin_unlock_bh(&ic->i_hb_lock);
 	ask = rds_ib_hb_ask_ms(ic, ms);
 	now = jiffies;
 	last = READ_ONCE(ic->i_last_rx);
@@ -655,8 +816,8 @@ static void rds_ib_hb_work(struct work_struct *work)
 	}
 	if (rds_neg_hbnow() && ask && quiet >= msecs_to_jiffies(5 * ask))
 		asked = quiet;
-	if (ask && asked >= msecs_to_jiffies(4 * ask) &&
-	    quiet >= msecs_to_jiffies(5 * ask)) {
+	if (rds_ib_hb_lost(ask, asked, quiet, msecs_to_jiffies(4 * ask),
+			   msecs_to_jiffies(5 * ask))) {
 		rds_ib_count(RDS_IB_C_HB_TIMEOUTS);
 		trace_rds_ib_heartbeat_loss(ic->i_conn,
 					    jiffies_to_msecs(quiet));
@@ -668,7 +829,7 @@ static void rds_ib_hb_work(struct work_struct *work)
 	}
 	rds_ib_gb_check(ic, now);
 	rds_ib_send_ctrl(ic);
-	rds_ib_hb_arm(ic);
+	rds_ib_hb_arm(ic, rds_ib_hb_delay(ic, ms, ask));
 unlock:
 	mutex_unlock(&ic->i_cm_mutex);
 }
@@ -678,6 +839,7 @@ static void rds_ib_attempt_up(struct rds_ib_conn *ic)
 	struct rds_connection *conn = ic->i_conn;
 	struct rdma_cm_id *id = ic->i_cur->a_id;
 	union ib_gid sgid, dgid;
+	unsigned int ms;
 
 	lockdep_assert_held(&ic->i_cm_mutex);
 	/* Over IPv6 a connection exists: the kernel's connect race is over,
@@ -721,7 +883,8 @@ static void rds_ib_attempt_up(struct rds_ib_conn *ic)
 	WRITE_ONCE(ic->i_last_rx, jiffies);
 	ic->i_hb_asking = false;
 	rds_ib_idle_arm(ic, READ_ONCE(rds_ib_idle_secs) * HZ);
-	rds_ib_hb_arm(ic);
+	ms = READ_ONCE(rds_ib_heartbeat_ms);
+	rds_ib_hb_arm(ic, rds_ib_hb_delay(ic, ms, rds_ib_hb_ask_ms(ic, ms)));
 }
 
 static struct rds_ib_attempt *rds_ib_attempt_new(struct rds_ib_conn *ic,
@@ -1522,6 +1685,7 @@ int rds_ib_conn_alloc(struct rds_connection *conn, gfp_t gfp)
 	INIT_LIST_HEAD(&ic->i_gate_item);
 	spin_lock_init(&ic->i_lock);
 	spin_lock_init(&ic->i_rx_lock);
+	spin_lock_init(&ic->i_hb_lock);
 	init_completion(&ic->i_last_wqe);
 	timer_setup(&ic->i_ack_timer, rds_ib_ack_timer, 0);
 	INIT_WORK(&ic->i_send_work, rds_ib_send_work);
@@ -1557,6 +1721,10 @@ void rds_ib_conn_stop(struct rds_connection *conn)
 	if (!(again && rds_neg_downwork()))
 		cancel_delayed_work_sync(&ic->i_down_work);
 	cancel_delayed_work_sync(&ic->i_idle_work);
+	/* the receive path may bring it forward until the attempt's end */
+	spin_lock_bh(&ic->i_hb_lock);
+	ic->i_hb_off = true;
+	spin_unlock_bh(&ic->i_hb_lock);
 	cancel_delayed_work_sync(&ic->i_hb_work);
 	cancel_delayed_work_sync(&ic->i_timeout_work);
 

@@ -324,6 +324,7 @@ enum {
 	RDS_IB_C_SRQ_RETIRED,		/* retired buffers freed */
 	RDS_IB_C_SRQ_GROW_FAIL,		/* no page for a buffer to add */
 	RDS_IB_C_SRQ_STRANDED,		/* retiring buffers found stranded */
+	RDS_IB_C_HB_RUNS,		/* runs of the heartbeat work */
 	RDS_IB_C_MAX,
 };
 
@@ -547,11 +548,24 @@ struct rds_ib_conn {
 	 */
 	bool			i_hb_asking;
 	unsigned long		i_hb_asked_at;
+	/* protects the arming of i_hb_work (rds_ib_hb_arm(),
+	 * rds_ib_hb_sooner()) and the two below; taken last (under c_lock
+	 * on the send path, under i_lock on the receive path).
+	 * i_hb_poke: something came due sooner while the work was not
+	 * armed (queued, running, or the connection not up): it runs again
+	 * at once when it is armed next; i_hb_off: the connection goes
+	 * (rds_ib_conn_stop()), the work is never armed again.
+	 */
+	spinlock_t		i_hb_lock;
+	bool			i_hb_poke;
+	bool			i_hb_off;
 	struct delayed_work	i_timeout_work;	/* runs: an attempt is due to
 						 * be up
 						 */
-	struct delayed_work	i_hb_work;	/* runs: every heartbeat interval
-						 * while up
+	struct delayed_work	i_hb_work;	/* runs: while up, when something
+						 * of the heartbeat's or of
+						 * give-back's can be due
+						 * (rds_ib_hb_next())
 						 */
 };
 
@@ -660,6 +674,9 @@ bool rds_ib_gate_enter(struct rds_ib_conn *ic);
 void rds_ib_gate_leave(struct rds_ib_conn *ic);
 void rds_ib_conn_free(struct rds_connection *conn);
 void rds_ib_conn_error(struct rds_ib_conn *ic, const char *why);
+void rds_ib_conn_stake(struct rds_connection *conn);
+void rds_ib_hb_credits(struct rds_ib_conn *ic);
+void rds_ib_hb_rearm_all(void);
 void rds_ib_qp_event(struct ib_event *event, void *context);
 
 /* Test hooks of the shared receive CQ (rx_hook.c). */

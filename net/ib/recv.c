@@ -574,6 +574,8 @@ void rds_ib_ours_recv_frame(struct rds_ib_conn *ic, struct rds_ib_rx_buf *buf,
 	ok = rds_ib_credit_recv(&ic->i_credit, !ctrl, hdr.h_credit,
 				ic->i_peer_grant);
 	kick = ok && hdr.h_credit && ic->i_xmit_stalled;
+	if (ok && hdr.h_credit)
+		rds_ib_hb_credits(ic);
 	/* A give-back (credit.h): asked for, on a control frame, within
 	 * our grants; its buffers go back to the pool.
 	 */

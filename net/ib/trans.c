@@ -65,6 +65,7 @@ static const char *const rds_ib_counter_keys[RDS_IB_C_MAX] = {
 	[RDS_IB_C_SRQ_RETIRED]	= "srq_retired",
 	[RDS_IB_C_SRQ_GROW_FAIL] = "srq_grow_fail",
 	[RDS_IB_C_SRQ_STRANDED]	= "srq_stranded",
+	[RDS_IB_C_HB_RUNS]	= "hb_runs",
 };
 
 /* net.rds.ib.heartbeat_ms: how often a quiet connection asks the peer for
@@ -113,13 +114,26 @@ static unsigned int rds_ib_accept_max_max = 65536;
 /* net.rds.ib.mr_max is ib_mr_max */
 static unsigned int rds_ib_mr_max_max = 1 << 20;
 
+/* heartbeat_ms, heartbeat_idle_ms, credit_return_ms: a write re-arms the
+ * heartbeat work of every connection (rds_ib_hb_next()).
+ */
+static int rds_ib_hb_sysctl(RDS_CTL_TABLE table, int write, void *buffer,
+			    size_t *lenp, loff_t *ppos)
+{
+	int ret = proc_douintvec_minmax(table, write, buffer, lenp, ppos);
+
+	if (write && !ret)
+		rds_ib_hb_rearm_all();
+	return ret;
+}
+
 static struct ctl_table rds_ib_sysctl_table[] = {
 	{
 		.procname	= "heartbeat_ms",
 		.data		= &rds_ib_heartbeat_ms,
 		.maxlen		= sizeof(unsigned int),
 		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
+		.proc_handler	= rds_ib_hb_sysctl,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &rds_ib_heartbeat_ms_max,
 	},
@@ -128,7 +142,7 @@ static struct ctl_table rds_ib_sysctl_table[] = {
 		.data		= &rds_ib_heartbeat_idle_ms,
 		.maxlen		= sizeof(unsigned int),
 		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
+		.proc_handler	= rds_ib_hb_sysctl,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &rds_ib_heartbeat_ms_max,
 	},
@@ -137,7 +151,7 @@ static struct ctl_table rds_ib_sysctl_table[] = {
 		.data		= &rds_ib_credit_return_ms,
 		.maxlen		= sizeof(unsigned int),
 		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
+		.proc_handler	= rds_ib_hb_sysctl,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &rds_ib_credit_return_ms_max,
 	},
@@ -349,6 +363,7 @@ struct rds_transport rds_ib_transport = {
 	.stats_info		= rds_ib_stats_info,
 	.conn_proc		= rds_ib_conn_proc,
 	.devices_proc		= rds_ib_devices_proc,
+	.stake			= rds_ib_conn_stake,
 	.t_cong_maps		= true,
 };
 

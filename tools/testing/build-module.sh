@@ -22,7 +22,7 @@ kdir=/lib/modules/$kver/build
 neg=${NEG:-}
 case "$neg" in
 "") out=$top/build/mod-$kver ;;
-kasan|kmemleak|lockdep|lost|dup|pageleak|stalerx|downwork|hbnow|hbidle|nohold|\
+kasan|kmemleak|lockdep|lost|dup|pageleak|stalerx|downwork|hbnow|hbidle|hbtick|nohold|\
 halfopen|idlecopy|congkeep|congearly)
 	out=$top/build/mod-neg-$neg-$kver
 	set -- RDS_NEG="$neg" "$@" ;;

@@ -33,6 +33,9 @@
 #     hbidle    the heartbeat asks idle connections at heartbeat_ms too ->
 #               ib_heartbeat (two hosts): "not ok ... nothing at stake:
 #               no request"
+#     hbtick    the heartbeat work runs every heartbeat_ms on every
+#               connection up -> ib_heartbeat (two hosts): "not ok ...
+#               the heartbeat work ran at most twice"
 #     nohold    messages that come while our request's protocol is a
 #               guess delivered at once -> ib_ml_upgrade (two hosts):
 #               "not ok ... each of the 20 once"
@@ -83,7 +86,7 @@ done
 
 cheap="lost dup pageleak stalerx downwork"
 debug="kasan kmemleak lockdep"
-extra="hbnow hbidle nohold halfopen idlecopy congkeep congearly"
+extra="hbnow hbidle hbtick nohold halfopen idlecopy congkeep congearly"
 case $set in
 cheap) kinds=$cheap ;;
 debug) kinds=$debug ;;
@@ -116,6 +119,8 @@ printf '%s\n' "load 60" "rxe 60" "ib_hb_change 180" "unload 120" \
 	> "$res/hbnow.tests"
 printf '%s\n' "load 60" "rxe 60" "ib_heartbeat 360" "unload 120" \
 	> "$res/hbidle.tests"
+printf '%s\n' "load 60" "rxe 60" "ib_heartbeat 360" "unload 120" \
+	> "$res/hbtick.tests"
 printf '%s\n' "rxe 60" "ib_ml_upgrade 600" > "$res/nohold.tests"
 printf '%s\n' "load 60" "rxe 60" "ib_halfopen 300" "unload 60" \
 	> "$res/halfopen.tests"
@@ -168,6 +173,8 @@ oracle() {	# oracle KIND -> "FILES-GLOB<TAB>ERE"
 		'^not ok .*no heartbeat loss' ;;
 	hbidle) printf '%s\t%s\n' 'tests/ib_heartbeat.log' \
 		'^not ok .*nothing at stake: no request' ;;
+	hbtick) printf '%s\t%s\n' 'tests/ib_heartbeat.log' \
+		'^not ok .*the heartbeat work ran at most twice' ;;
 	nohold) printf '%s\t%s\n' 'tests/ib_ml_upgrade.log' \
 		'^not ok .*once, in order' ;;
 	halfopen) printf '%s\t%s\n' 'tests/ib_halfopen.log' \
@@ -198,7 +205,7 @@ for kind in $kinds; do
 		;;
 	esac
 	case $kind in
-	stalerx|downwork|hbnow|hbidle|nohold|halfopen|idlecopy|congkeep|congearly)
+	stalerx|downwork|hbnow|hbidle|hbtick|nohold|halfopen|idlecopy|congkeep|congearly)
 		plan=$res/$kind.tests topo=two ;;
 	esac
 	out=$res/$kind
