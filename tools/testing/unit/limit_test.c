@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit test of net/ib/limit.c: the attempt timeout's verdict and the
- * per-peer connection bound.
+ * Unit test of net/ib/limit.c: the attempt timeout's verdict, the
+ * per-peer connection bound, the bound on passive attempts, the
+ * heartbeat's asking interval and when its work runs next.
  *
  * The timeout: an attempt is ended exactly when it is not up and at least
  * the timeout old, for either side, with the side told apart; across the
