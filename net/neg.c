@@ -21,6 +21,7 @@
 	!defined(RDS_NEG_DUP) && !defined(RDS_NEG_PAGELEAK) && \
 	!defined(RDS_NEG_STALERX) && !defined(RDS_NEG_DOWNWORK) && \
 	!defined(RDS_NEG_HBNOW) && !defined(RDS_NEG_HBIDLE) && \
+	!defined(RDS_NEG_HBTICK) && \
 	!defined(RDS_NEG_NOHOLD) && \
 	!defined(RDS_NEG_HALFOPEN) && !defined(RDS_NEG_IDLECOPY) && \
 	!defined(RDS_NEG_CONGKEEP) && !defined(RDS_NEG_CONGEARLY)
