@@ -13,7 +13,8 @@
  *   a congestion map's m_lock (cong.c: its peer generation).
  *   ic->i_lock (net/ib: an IB connection's send ring, credits, packing,
  *   i_posted_seq and the messages held while an attempt's protocol is a
- *   guess, i_held) is a leaf too: conn->c_lock is let go before it.
+ *   guess, i_held): conn->c_lock is let go before it.  Under either of
+ *   them, ic->i_hb_lock (the heartbeat work's arming), a leaf.
  * All of them are taken with bottom halves disabled: the IB completion
  * path acknowledges and delivers messages from softirq context.
  * Sleeping locks of the IB transport (net/ib): ic->i_cm_mutex  ->

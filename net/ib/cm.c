@@ -587,6 +587,8 @@ out:
  */
 static void rds_ib_hb_arm(struct rds_ib_conn *ic, unsigned long delay)
 {
+	struct timer_list *t = &ic->i_hb_work.timer;
+
 	lockdep_assert_held(&ic->i_cm_mutex);
 	if (ic->i_dying || !ic->i_proto->heartbeat)
 		return;
@@ -594,10 +596,15 @@ static void rds_ib_hb_arm(struct rds_ib_conn *ic, unsigned long delay)
 		delay = msecs_to_jiffies(READ_ONCE(rds_ib_heartbeat_ms) ?: 1000);
 	spin_lock_bh(&ic->i_hb_lock);
 	if (ic->i_hb_poke) {
-		ic->i_hb_poke = false;
+		WRITE_ONCE(ic->i_hb_poke, false);
 		delay = 1;
 	}
-	if (!ic->i_hb_off)
+	/* Never later than armed already: a timer left from the last up
+	 * period, or brought forward while this deadline was worked out,
+	 * stays (at worst one run more).
+	 */
+	if (!ic->i_hb_off &&
+	    !(timer_pending(t) && !time_after(t->expires, jiffies + delay)))
 		mod_delayed_work(rds_ib_wq, &ic->i_hb_work, delay);
 	spin_unlock_bh(&ic->i_hb_lock);
 }
@@ -606,22 +613,18 @@ static void rds_ib_hb_arm(struct rds_ib_conn *ic, unsigned long delay)
  * give back, a sysctl changed): the heartbeat work, armed for later, is
  * brought forward; not armed (queued, running, or the connection not
  * up), it is told to run again once armed (i_hb_poke).  Any context, BH
- * off or not, under c_lock or i_lock: never sleeps.  Cheap when nothing
- * changes (the work armed for no later, or told already): no lock.
+ * off or not, under c_lock or i_lock: never sleeps.
  */
-static void rds_ib_hb_sooner(struct rds_ib_conn *ic, unsigned long at)
+static void __rds_ib_hb_sooner(struct rds_ib_conn *ic, unsigned long at)
 {
 	struct timer_list *t = &ic->i_hb_work.timer;
 	unsigned long now;
 
-	if (READ_ONCE(ic->i_hb_poke) ||
-	    (timer_pending(t) && !time_after(READ_ONCE(t->expires), at)))
-		return;
 	spin_lock_bh(&ic->i_hb_lock);
 	if (ic->i_hb_off)
 		goto out;
 	if (!timer_pending(t)) {
-		ic->i_hb_poke = true;
+		WRITE_ONCE(ic->i_hb_poke, true);
 		goto out;
 	}
 	now = jiffies;
@@ -632,9 +635,26 @@ out:
 	spin_unlock_bh(&ic->i_hb_lock);
 }
 
+/* The same, cheap when nothing changes (the work armed for no later, or
+ * told already): no lock.  For the data path's hooks only, which c_lock
+ * or i_lock orders with what the work reads; a sysctl's write takes the
+ * lock (rds_ib_hb_rearm_visit()).
+ */
+static void rds_ib_hb_sooner(struct rds_ib_conn *ic, unsigned long at)
+{
+	struct timer_list *t = &ic->i_hb_work.timer;
+
+	if (READ_ONCE(ic->i_hb_poke) ||
+	    (timer_pending(t) && !time_after(READ_ONCE(t->expires), at)))
+		return;
+	__rds_ib_hb_sooner(ic, at);
+}
+
 /* rds_transport.stake: a message was queued on conn with nothing at
  * stake before (under c_lock): it now asks at heartbeat_ms
- * (rds_ib_hb_ask_ms()), counted from its last frame in.
+ * (rds_ib_hb_ask_ms()).  The work looks heartbeat_ms from now, not from
+ * the last frame in: on a line quiet for longer, the message's ACK is
+ * what answers it; a request now would go out with every sparse message.
  */
 void rds_ib_conn_stake(struct rds_connection *conn)
 {
@@ -643,8 +663,7 @@ void rds_ib_conn_stake(struct rds_connection *conn)
 
 	lockdep_assert_held(&conn->c_lock);
 	if (ms && ic)
-		rds_ib_hb_sooner(ic, READ_ONCE(ic->i_last_rx) +
-				     msecs_to_jiffies(ms));
+		rds_ib_hb_sooner(ic, jiffies + msecs_to_jiffies(ms));
 }
 
 /* Credits came (under i_lock): a give-back can come due
@@ -679,7 +698,7 @@ static void rds_ib_hb_rearm_visit(struct rds_connection *conn, void *arg)
 	struct rds_ib_conn *ic = conn->c_transport_data;
 
 	if (conn->c_trans == &rds_ib_transport && ic)
-		rds_ib_hb_sooner(ic, jiffies);
+		__rds_ib_hb_sooner(ic, jiffies);
 }
 
 /* heartbeat_ms, heartbeat_idle_ms or credit_return_ms changed: the
@@ -782,16 +801,19 @@ static void rds_ib_hb_work(struct work_struct *work)
 {
 	struct rds_ib_conn *ic = container_of(to_delayed_work(work),
 					      struct rds_ib_conn, i_hb_work);
-	unsigned int ms = READ_ONCE(rds_ib_heartbeat_ms), ask;
 	unsigned long now, last, quiet, asked = 0;
+	unsigned int ms, ask;
 	bool up;
 
 	mutex_lock(&ic->i_cm_mutex);
 	rds_ib_count(RDS_IB_C_HB_RUNS);
-	/* what comes due from here on is seen below, or pokes again */
+	/* What comes due from here on is seen below, or pokes again: the
+	 * sysctls are read after the poke is cleared (a write since pokes).
+	 */
 	spin_lock_bh(&ic->i_hb_lock);
-	ic->i_hb_poke = false;
+	WRITE_ONCE(ic->i_hb_poke, false);
 	spin_unlock_bh(&ic->i_hb_lock);
+	ms = READ_ONCE(rds_ib_heartbeat_ms);
 	ask = rds_ib_hb_ask_ms(ic, ms);
 	now = jiffies;
 	last = READ_ONCE(ic->i_last_rx);
@@ -1754,8 +1776,8 @@ void rds_ib_conn_free(struct rds_connection *conn)
 	/* Messages requeued by the last attempt_end. */
 	rds_send_drop_acked(conn, conn->c_next_tx_seq - 1);
 	rds_ib_peer_put(ic);
-	kfree(ic);
 	conn->c_transport_data = NULL;
+	kfree(ic);
 }
 
 int rds_ib_cm_init(void)
