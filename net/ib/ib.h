@@ -674,9 +674,12 @@ bool rds_ib_gate_enter(struct rds_ib_conn *ic);
 void rds_ib_gate_leave(struct rds_ib_conn *ic);
 void rds_ib_conn_free(struct rds_connection *conn);
 void rds_ib_conn_error(struct rds_ib_conn *ic, const char *why);
+/* The heartbeat (heartbeat.c). */
 void rds_ib_conn_stake(struct rds_connection *conn);
 void rds_ib_hb_credits(struct rds_ib_conn *ic);
 void rds_ib_hb_rearm_all(void);
+void rds_ib_hb_start(struct rds_ib_conn *ic);
+void rds_ib_hb_work(struct work_struct *work);
 void rds_ib_qp_event(struct ib_event *event, void *context);
 
 /* Test hooks of the shared receive CQ (rx_hook.c). */
