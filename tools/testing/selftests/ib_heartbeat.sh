@@ -10,7 +10,7 @@
 #    few seconds, and after the link returns the next message reconnects
 #    and arrives.
 # 2. At stake: heartbeat_ms 200 on host 2 with heartbeat_idle_ms at its
-#    default (30 s), host 1's heartbeat off.  Host 1's link cut under
+#    default (30 s; times the time scale), host 1's heartbeat off.  Host 1's link cut under
 #    the idle connection: for 4 s (20 intervals of silence) host 2 asks
 #    nothing and declares nothing (hb_sent, hb_timeouts +0: nothing at
 #    stake, it waits for the idle interval), and its heartbeat work runs
@@ -102,23 +102,27 @@ barrier got1 150 || ksft_fail "barrier got1"
 # hold the control slot (rxe retries for ever), so that no request could
 # be sent.  And nothing at stake before the cut: the second message
 # acknowledged.
-if [ "$RDS_HOST" = 1 ]; then
-	echo 0 > $hb
-else
-	echo 200 > $hb
-	echo "$saved_idle" > $hbi
-	echo 0 > $gbr
-	acked() { [ "$(awk -v p="$RDS_PEER" '$2 == p && $3 == 0 { print $9 }' /proc/net/rds/connections)" = 0 ]; }
-	check "the second message acknowledged" wait_for 10 acked
-	conn_line
-fi
-sent_above() { [ "$(ib_counter hb_sent)" -ge "$1" ]; }
 # the connection's line of /proc/net/rds/connections (state, queued,
 # unacknowledged), as a comment
 conn_line() {
 	awk -v p="$RDS_PEER" 'NR == 1 || $2 == p' /proc/net/rds/connections |
 		sed 's/^/# /'
 }
+if [ "$RDS_HOST" = 1 ]; then
+	echo 0 > $hb
+else
+	echo 200 > $hb
+	# The idle interval (the default, 30 s) under the time scale: the
+	# silence below starts this long after the last frame in, which on
+	# a debug kernel (scale 12) was 38 s: past the default, the idle
+	# request was due.
+	echo "$(scaled 30000)" > $hbi
+	echo 0 > $gbr
+	acked() { [ "$(awk -v p="$RDS_PEER" '$2 == p && $3 == 0 { print $9 }' /proc/net/rds/connections)" = 0 ]; }
+	check "the second message acknowledged" wait_for 10 acked
+	conn_line
+fi
+sent_above() { [ "$(ib_counter hb_sent)" -ge "$1" ]; }
 barrier stake 60 || ksft_fail "barrier stake"
 # Host 1's link this time: host 2's own NIC stays up, so that its frames
 # go out and wait for acknowledgements that never come (its NIC down,
